@@ -1,0 +1,36 @@
+#ifndef COPENSSL_SHIM_H
+#define COPENSSL_SHIM_H
+// Headers of OpenSSL 3 that TLSTrust uses, plus small inline helpers for what the Clang importer
+// cannot import (function-like macros such as sk_X509_num). Each helper is prefixed `COpenSSL_`.
+#include <openssl/opensslv.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/pkcs12.h>
+#include <openssl/ssl.h>
+#include <openssl/bio.h>
+#include <openssl/rsa.h>
+#include <openssl/ec.h>
+
+static inline STACK_OF(X509) *COpenSSL_sk_X509_new_null(void) { return sk_X509_new_null(); }
+static inline int COpenSSL_sk_X509_push(STACK_OF(X509) *sk, X509 *x) { return sk_X509_push(sk, x); }
+static inline int COpenSSL_sk_X509_num(const STACK_OF(X509) *sk) { return sk_X509_num(sk); }
+static inline X509 *COpenSSL_sk_X509_value(const STACK_OF(X509) *sk, int i) { return sk_X509_value(sk, i); }
+/// Frees the stack only; the certificates in it are owned elsewhere.
+static inline void COpenSSL_sk_X509_free(STACK_OF(X509) *sk) { sk_X509_free(sk); }
+/// Frees the stack and drops one reference to each certificate in it.
+static inline void COpenSSL_sk_X509_pop_free(STACK_OF(X509) *sk) { sk_X509_pop_free(sk, X509_free); }
+
+static inline int COpenSSL_X509_STORE_CTX_set_app_data(X509_STORE_CTX *ctx, void *data) {
+    return X509_STORE_CTX_set_ex_data(ctx, 0, data);
+}
+static inline void *COpenSSL_X509_STORE_CTX_get_app_data(X509_STORE_CTX *ctx) {
+    return X509_STORE_CTX_get_ex_data(ctx, 0);
+}
+static inline long COpenSSL_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
+
+#endif

@@ -1,0 +1,90 @@
+// swift-tools-version: 6.1
+//
+// TLSTrust: certificate-trust evaluation for Swift on Linux, in the spirit of Apple's
+// Security.framework (SecTrust, SecPolicy, pinning), over pluggable TLS-library backends.
+//
+// The core (`TLSTrust`) imports no C module. Each backend is a pair of targets in `Backends/`:
+// a system-library target wrapping the C library and a Swift target implementing `TrustBackend`.
+import PackageDescription
+
+let package = Package(
+    name: "TLSTrust",
+    products: [
+        .library(name: "TLSTrust", targets: ["TLSTrust"]),
+        .library(name: "TLSTrustOpenSSL", targets: ["TLSTrustOpenSSL"]),
+        .library(name: "TLSTrustGnuTLS", targets: ["TLSTrustGnuTLS"]),
+        .library(name: "TLSTrustMbedTLS", targets: ["TLSTrustMbedTLS"]),
+        .library(name: "TLSTrustTesting", targets: ["TLSTrustTesting"]),
+        .executable(name: "tlstrust", targets: ["tlstrust"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: Core (pure Swift)
+        .target(name: "TLSTrust", path: "Sources/TLSTrust"),
+
+        // MARK: OpenSSL 3
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "Backends/COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "TLSTrustOpenSSL",
+            dependencies: ["TLSTrust", "COpenSSL"],
+            path: "Backends/TLSTrustOpenSSL"
+        ),
+
+        // MARK: GnuTLS 3.7
+        .systemLibrary(
+            name: "CGnuTLS",
+            path: "Backends/CGnuTLS",
+            pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]
+        ),
+        .target(
+            name: "TLSTrustGnuTLS",
+            dependencies: ["TLSTrust", "CGnuTLS"],
+            path: "Backends/TLSTrustGnuTLS"
+        ),
+
+        // MARK: mbedTLS 2.28 (Debian ships no pkg-config file; the module map links by name)
+        .systemLibrary(
+            name: "CMbedTLS",
+            path: "Backends/CMbedTLS",
+            providers: [.apt(["libmbedtls-dev"])]
+        ),
+        .target(
+            name: "TLSTrustMbedTLS",
+            dependencies: ["TLSTrust", "CMbedTLS"],
+            path: "Backends/TLSTrustMbedTLS"
+        ),
+
+        // MARK: Test PKI factory (mints certificates with OpenSSL at test time)
+        .target(
+            name: "TLSTrustTesting",
+            dependencies: ["TLSTrust", "COpenSSL"],
+            path: "Sources/TLSTrustTesting"
+        ),
+
+        // MARK: Command-line tool
+        .executableTarget(
+            name: "tlstrust",
+            dependencies: [
+                "TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/tlstrust"
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL"]),
+        .testTarget(
+            name: "TLSTrustConformanceTests",
+            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+        ),
+        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "tlstrust"]),
+    ]
+)

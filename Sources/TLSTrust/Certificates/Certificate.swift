@@ -1,0 +1,180 @@
+import Foundation
+
+/// An X.509 certificate: its exact DER bytes and the fields people and policies look at.
+///
+/// The analogue of `SecCertificate`. Creating one parses the DER strictly and once; afterwards
+/// every property is a stored value, so a certificate can be passed around, compared and read from
+/// many tasks without further work. The DER is kept byte for byte, because signatures, pins and
+/// fingerprints are computed over exactly those bytes.
+///
+/// Two certificates are equal when their DER is equal.
+///
+/// ```swift
+/// let certificates = try Certificate.certificates(pemOrDER: bytesFromDisk)
+/// print(certificates[0].subject, certificates[0].dnsNames)
+/// ```
+public struct Certificate: Sendable, Hashable, CustomStringConvertible {
+    /// Shared immutable storage, so copying a `Certificate` copies one reference.
+    final class Storage: Sendable {
+        let der: [UInt8]
+        let fields: ParsedCertificate
+        init(der: [UInt8], fields: ParsedCertificate) {
+            self.der = der
+            self.fields = fields
+        }
+    }
+
+    let storage: Storage
+
+    /// Parses one DER-encoded certificate.
+    ///
+    /// - Throws: `TLSTrustError` with code `.malformedCertificate` when the bytes are not exactly one
+    ///   well-formed X.509 certificate (trailing bytes included).
+    public init(derEncoded: [UInt8]) throws {
+        do {
+            storage = Storage(der: derEncoded, fields: try ParsedCertificate(derEncoded))
+        } catch let error as DERError {
+            throw TLSTrustError(.malformedCertificate, "malformed certificate DER: \(error.description)")
+        }
+    }
+
+    /// Parses one DER-encoded certificate from any byte collection.
+    public init(derEncoded bytes: some Sequence<UInt8>) throws {
+        try self.init(derEncoded: Array(bytes))
+    }
+
+    /// The certificate's DER encoding, exactly as it was given.
+    public var derEncoded: [UInt8] { storage.der }
+
+    var fields: ParsedCertificate { storage.fields }
+
+    /// X.509 version number as people write it (1, 2 or 3).
+    public var version: Int { fields.version }
+    /// The serial number's big-endian bytes as encoded (may carry a leading zero).
+    public var serialNumber: [UInt8] { fields.serialNumber }
+    /// The serial number in colon-separated hex, as `openssl x509 -serial` shows it (without colons there).
+    public var serialNumberHex: String { fields.serialNumber.hexString(separator: ":") }
+    public var subject: DistinguishedName { fields.subject }
+    public var issuer: DistinguishedName { fields.issuer }
+    public var notValidBefore: Date { fields.notValidBefore }
+    public var notValidAfter: Date { fields.notValidAfter }
+    /// The signature algorithm of the certificate's own signature, e.g. `sha256WithRSAEncryption`.
+    public var signatureAlgorithm: SignatureAlgorithm { fields.signatureAlgorithm }
+    /// The subject public key.
+    public var publicKey: PublicKey { fields.publicKey }
+    /// DNS names from the subjectAltName extension.
+    public var dnsNames: [String] { fields.dnsNames }
+    /// IP addresses from the subjectAltName extension.
+    public var ipAddresses: [IPAddress] { fields.ipAddresses }
+    /// e-mail addresses (rfc822Name) from the subjectAltName extension.
+    public var emailAddresses: [String] { fields.emailAddresses }
+    /// URIs from the subjectAltName extension.
+    public var uris: [String] { fields.uris }
+    /// The basicConstraints extension, or nil when absent (RFC 5280: then it is not a CA).
+    public var basicConstraints: BasicConstraints? { fields.basicConstraints }
+    /// True when basicConstraints says `cA: TRUE`.
+    public var isCertificateAuthority: Bool { fields.basicConstraints?.isCertificateAuthority ?? false }
+    /// The keyUsage extension, or nil when absent.
+    public var keyUsage: KeyUsage? { fields.keyUsage }
+    /// The extendedKeyUsage purposes as dotted OIDs, or nil when the extension is absent
+    /// (an absent extension allows every purpose).
+    public var extendedKeyUsage: [String]? { fields.extendedKeyUsage }
+    /// True when the certificate carries a nameConstraints extension.
+    public var hasNameConstraints: Bool { fields.hasNameConstraints }
+    /// The OIDs of all extensions, with their criticality.
+    public var extensions: [(oid: String, critical: Bool)] { fields.extensions }
+    /// True when subject and issuer names are byte-identical (a root or a self-issued certificate).
+    public var isSelfIssued: Bool { fields.subject == fields.issuer }
+
+    /// True when `date` lies within `notValidBefore...notValidAfter`.
+    public func isValid(at date: Date) -> Bool {
+        date >= fields.notValidBefore && date <= fields.notValidAfter
+    }
+
+    /// SHA-256 over the DER, as `openssl x509 -fingerprint -sha256` computes it.
+    public var sha256Fingerprint: [UInt8] { SHA256.hash(storage.der) }
+
+    /// `AB:CD:…` uppercase fingerprint, as OpenSSL and browsers print it.
+    public var sha256FingerprintHex: String { sha256Fingerprint.hexString(separator: ":").uppercased() }
+
+    public var description: String {
+        "Certificate(subject: \(subject), issuer: \(issuer), serial: \(serialNumberHex))"
+    }
+
+    public static func == (lhs: Certificate, rhs: Certificate) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.der == rhs.storage.der
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.der) }
+}
+
+/// The basicConstraints extension (RFC 5280 §4.2.1.9).
+public struct BasicConstraints: Sendable, Hashable {
+    public let isCertificateAuthority: Bool
+    /// The maximum number of non-self-issued intermediates that may follow this CA, if limited.
+    public let pathLengthConstraint: Int?
+    public let isCritical: Bool
+}
+
+/// The keyUsage extension's bits (RFC 5280 §4.2.1.3).
+public struct KeyUsage: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    public static let digitalSignature = KeyUsage(rawValue: 1 << 0)
+    public static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
+    public static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
+    public static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
+    public static let keyAgreement = KeyUsage(rawValue: 1 << 4)
+    public static let keyCertSign = KeyUsage(rawValue: 1 << 5)
+    public static let cRLSign = KeyUsage(rawValue: 1 << 6)
+    public static let encipherOnly = KeyUsage(rawValue: 1 << 7)
+    public static let decipherOnly = KeyUsage(rawValue: 1 << 8)
+
+    static let names: [(KeyUsage, String)] = [
+        (.digitalSignature, "digitalSignature"), (.nonRepudiation, "nonRepudiation"),
+        (.keyEncipherment, "keyEncipherment"), (.dataEncipherment, "dataEncipherment"),
+        (.keyAgreement, "keyAgreement"), (.keyCertSign, "keyCertSign"), (.cRLSign, "cRLSign"),
+        (.encipherOnly, "encipherOnly"), (.decipherOnly, "decipherOnly"),
+    ]
+
+    /// The names of the bits that are set.
+    public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+}
+
+/// A signature algorithm identifier with a readable name.
+public struct SignatureAlgorithm: Sendable, Hashable, CustomStringConvertible {
+    public let oid: String
+    public var name: String { Self.names[oid] ?? oid }
+    public var description: String { name }
+
+    /// True for algorithms no verifier should accept any more (MD2, MD5, SHA-1 based).
+    public var isWeak: Bool {
+        ["1.2.840.113549.1.1.2", "1.2.840.113549.1.1.4", "1.2.840.113549.1.1.5", "1.2.840.10045.4.1",
+         "1.2.840.10040.4.3", "1.3.14.3.2.29"].contains(oid)
+    }
+
+    static let names: [String: String] = [
+        "1.2.840.113549.1.1.2": "md2WithRSAEncryption",
+        "1.2.840.113549.1.1.4": "md5WithRSAEncryption",
+        "1.2.840.113549.1.1.5": "sha1WithRSAEncryption",
+        "1.2.840.113549.1.1.11": "sha256WithRSAEncryption",
+        "1.2.840.113549.1.1.12": "sha384WithRSAEncryption",
+        "1.2.840.113549.1.1.13": "sha512WithRSAEncryption",
+        "1.2.840.113549.1.1.10": "rsassaPss",
+        "1.2.840.10045.4.1": "ecdsa-with-SHA1",
+        "1.2.840.10045.4.3.2": "ecdsa-with-SHA256",
+        "1.2.840.10045.4.3.3": "ecdsa-with-SHA384",
+        "1.2.840.10045.4.3.4": "ecdsa-with-SHA512",
+        "1.3.101.112": "ED25519",
+        "1.3.101.113": "ED448",
+    ]
+}
+
+/// Well-known extended-key-usage purposes.
+public enum ExtendedKeyUsageOID {
+    public static let serverAuth = "1.3.6.1.5.5.7.3.1"
+    public static let clientAuth = "1.3.6.1.5.5.7.3.2"
+    public static let codeSigning = "1.3.6.1.5.5.7.3.3"
+    public static let emailProtection = "1.3.6.1.5.5.7.3.4"
+    public static let anyExtendedKeyUsage = "2.5.29.37.0"
+}

@@ -1,0 +1,103 @@
+/// An X.501 distinguished name (a certificate's subject or issuer).
+///
+/// Keeps the exact DER of the name, so that comparisons (is this certificate self-issued? does
+/// this issuer name match that subject?) are byte comparisons, as RFC 5280 path building does
+/// in practice, and offers a readable one-line summary for people.
+public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
+    /// One attribute of a relative distinguished name, such as `CN=www.example.com`.
+    public struct Attribute: Sendable, Hashable {
+        /// The attribute type as a dotted OID, e.g. `2.5.4.3` for commonName.
+        public let oid: String
+        /// The attribute value decoded as text.
+        public let value: String
+
+        /// The conventional short name (`CN`, `O`, `OU`, `C`, …) or the dotted OID.
+        public var shortName: String { Self.shortNames[oid] ?? oid }
+
+        static let shortNames: [String: String] = [
+            "2.5.4.3": "CN", "2.5.4.6": "C", "2.5.4.7": "L", "2.5.4.8": "ST", "2.5.4.10": "O",
+            "2.5.4.11": "OU", "2.5.4.5": "serialNumber", "2.5.4.4": "SN", "2.5.4.42": "GN",
+            "2.5.4.9": "street", "2.5.4.17": "postalCode", "2.5.4.12": "title",
+            "0.9.2342.19200300.100.1.25": "DC", "0.9.2342.19200300.100.1.1": "UID",
+            "1.2.840.113549.1.9.1": "emailAddress",
+        ]
+    }
+
+    /// The DER encoding of the whole `Name`.
+    public let derEncoded: [UInt8]
+    /// The attributes in encoded order (most significant first, as certificates store them).
+    public let attributes: [Attribute]
+
+    /// The first commonName attribute, if any.
+    public var commonName: String? { attributes.first { $0.oid == "2.5.4.3" }?.value }
+
+    /// `CN=…, O=…` in encoded order.
+    public var description: String {
+        attributes.map { "\($0.shortName)=\($0.value)" }.joined(separator: ", ")
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.derEncoded == rhs.derEncoded }
+    public func hash(into hasher: inout Hasher) { hasher.combine(derEncoded) }
+
+    init(bytes: [UInt8], node: DERNode) throws {
+        guard node.identifier == DERTag.sequence else { throw DERError(description: "Name is not a SEQUENCE") }
+        derEncoded = Array(bytes[node.encoded])
+        var attributes: [Attribute] = []
+        var rdns = DERReader(bytes, contentsOf: node)
+        while !rdns.isAtEnd {
+            let rdn = try rdns.read(DERTag.set, "RelativeDistinguishedName")
+            var atvs = DERReader(bytes, contentsOf: rdn)
+            while !atvs.isAtEnd {
+                let atv = try atvs.read(DERTag.sequence, "AttributeTypeAndValue")
+                var fields = DERReader(bytes, contentsOf: atv)
+                let oid = try fields.read(DERTag.objectIdentifier, "attribute type").objectIdentifier(in: bytes)
+                let valueNode = try fields.readAny()
+                attributes.append(Attribute(oid: oid, value: Self.decodeString(bytes, valueNode)))
+            }
+        }
+        self.attributes = attributes
+    }
+
+    /// Decodes the directory-string types seen in practice; anything else is shown as hex.
+    static func decodeString(_ bytes: [UInt8], _ node: DERNode) -> String {
+        let slice = bytes[node.contents]
+        switch node.identifier {
+        case DERTag.utf8String, DERTag.printableString, DERTag.ia5String, 0x1A /* VisibleString */:
+            return String(decoding: slice, as: UTF8.self)
+        case DERTag.teletexString:
+            return String(slice.map { Character(Unicode.Scalar($0)) })
+        case DERTag.bmpString:
+            var units: [UInt16] = []
+            var it = slice.makeIterator()
+            while let hi = it.next(), let lo = it.next() { units.append(UInt16(hi) << 8 | UInt16(lo)) }
+            return String(decoding: units, as: UTF16.self)
+        case DERTag.universalString:
+            var scalars = String.UnicodeScalarView()
+            let arr = Array(slice)
+            var i = 0
+            while i + 3 < arr.count {
+                let v = UInt32(arr[i]) << 24 | UInt32(arr[i + 1]) << 16 | UInt32(arr[i + 2]) << 8 | UInt32(arr[i + 3])
+                if let s = Unicode.Scalar(v) { scalars.append(s) }
+                i += 4
+            }
+            return String(scalars)
+        default:
+            return "#" + slice.map { String(format2: $0) }.joined()
+        }
+    }
+}
+
+extension String {
+    /// Two lowercase hex digits, without Foundation.
+    init(format2 byte: UInt8) {
+        let digits = Array("0123456789abcdef")
+        self.init([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    /// Lowercase hex, optionally separated (`ab:cd:…`).
+    func hexString(separator: String = "") -> String {
+        map { String(format2: $0) }.joined(separator: separator)
+    }
+}

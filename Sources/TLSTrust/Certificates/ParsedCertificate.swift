@@ -1,0 +1,159 @@
+import Foundation
+
+/// The fields of a certificate, read from its DER by `DERReader` (RFC 5280 §4.1).
+///
+/// Only structure is checked here (the DER is well formed and every field the core exposes has the
+/// type RFC 5280 says); signatures, validity against a date and all policy checks are the backend's
+/// job during evaluation.
+struct ParsedCertificate: Sendable {
+    var version = 1
+    var serialNumber: [UInt8] = []
+    var signatureAlgorithm = SignatureAlgorithm(oid: "")
+    var issuer: DistinguishedName
+    var subject: DistinguishedName
+    var notValidBefore = Date.distantPast
+    var notValidAfter = Date.distantPast
+    var publicKey: PublicKey
+    var dnsNames: [String] = []
+    var ipAddresses: [IPAddress] = []
+    var emailAddresses: [String] = []
+    var uris: [String] = []
+    var basicConstraints: BasicConstraints?
+    var keyUsage: KeyUsage?
+    var extendedKeyUsage: [String]?
+    var hasNameConstraints = false
+    var extensions: [(oid: String, critical: Bool)] = []
+
+    init(_ der: [UInt8]) throws {
+        var outer = DERReader(der)
+        let certificate = try outer.read(DERTag.sequence, "Certificate SEQUENCE")
+        guard outer.isAtEnd else { throw DERError(description: "trailing bytes after the certificate") }
+
+        var certFields = DERReader(der, contentsOf: certificate)
+        let tbs = try certFields.read(DERTag.sequence, "TBSCertificate")
+        let outerAlgorithm = try certFields.read(DERTag.sequence, "signatureAlgorithm")
+        _ = try certFields.read(DERTag.bitString, "signatureValue").bitStringBytes(in: der)
+        guard certFields.isAtEnd else { throw DERError(description: "extra fields after signatureValue") }
+
+        var t = DERReader(der, contentsOf: tbs)
+        if let explicitVersion = try t.readOptional(DERTag.contextSpecific(0, constructed: true)) {
+            var v = DERReader(der, contentsOf: explicitVersion)
+            let raw = try v.read(DERTag.integer, "version").smallInteger(in: der)
+            guard raw <= 2 else { throw DERError(description: "unknown certificate version \(raw + 1)") }
+            version = raw + 1
+        }
+        let serial = try t.read(DERTag.integer, "serialNumber")
+        guard !serial.contents.isEmpty else { throw DERError(description: "empty serialNumber") }
+        serialNumber = Array(der[serial.contents])
+
+        let innerAlgorithm = try t.read(DERTag.sequence, "signature AlgorithmIdentifier")
+        guard der[innerAlgorithm.encoded] == der[outerAlgorithm.encoded] else {
+            throw DERError(description: "inner and outer signature algorithms differ")
+        }
+        var alg = DERReader(der, contentsOf: outerAlgorithm)
+        signatureAlgorithm = SignatureAlgorithm(oid: try alg.read(DERTag.objectIdentifier, "algorithm OID").objectIdentifier(in: der))
+
+        issuer = try DistinguishedName(bytes: der, node: try t.read(DERTag.sequence, "issuer Name"))
+        let validity = try t.read(DERTag.sequence, "Validity")
+        var vr = DERReader(der, contentsOf: validity)
+        notValidBefore = try ValidityTime.decode(der, try vr.readAny())
+        notValidAfter = try ValidityTime.decode(der, try vr.readAny())
+        guard vr.isAtEnd else { throw DERError(description: "extra fields in Validity") }
+        subject = try DistinguishedName(bytes: der, node: try t.read(DERTag.sequence, "subject Name"))
+
+        let spki = try t.read(DERTag.sequence, "SubjectPublicKeyInfo")
+        publicKey = try PublicKey(spkiBytes: der, node: spki)
+
+        _ = try t.readOptional(DERTag.contextSpecific(1, constructed: false))  // issuerUniqueID
+        _ = try t.readOptional(DERTag.contextSpecific(2, constructed: false))  // subjectUniqueID
+        if let explicitExtensions = try t.readOptional(DERTag.contextSpecific(3, constructed: true)) {
+            guard version == 3 else { throw DERError(description: "extensions in a v\(version) certificate") }
+            var e = DERReader(der, contentsOf: explicitExtensions)
+            let list = try e.read(DERTag.sequence, "Extensions")
+            guard e.isAtEnd else { throw DERError(description: "extra data after Extensions") }
+            try parseExtensions(der, list)
+        }
+        guard t.isAtEnd else { throw DERError(description: "unexpected fields at the end of TBSCertificate") }
+    }
+
+    private mutating func parseExtensions(_ der: [UInt8], _ list: DERNode) throws {
+        var reader = DERReader(der, contentsOf: list)
+        var seen = Set<String>()
+        while !reader.isAtEnd {
+            let ext = try reader.read(DERTag.sequence, "Extension")
+            var f = DERReader(der, contentsOf: ext)
+            let oid = try f.read(DERTag.objectIdentifier, "extnID").objectIdentifier(in: der)
+            var critical = false
+            if let c = try f.readOptional(DERTag.boolean) {
+                critical = try c.boolean(in: der)
+                guard critical else { throw DERError(description: "critical=FALSE must be omitted in DER") }
+            }
+            let value = try f.read(DERTag.octetString, "extnValue")
+            guard f.isAtEnd else { throw DERError(description: "extra fields in Extension") }
+            guard seen.insert(oid).inserted else { throw DERError(description: "duplicate extension \(oid)") }
+            extensions.append((oid, critical))
+            var v = DERReader(der, contentsOf: value)
+            switch oid {
+            case "2.5.29.17": try parseSubjectAltName(der, try v.read(DERTag.sequence, "GeneralNames"))
+            case "2.5.29.19": try parseBasicConstraints(der, try v.read(DERTag.sequence, "BasicConstraints"), critical)
+            case "2.5.29.15": try parseKeyUsage(der, try v.read(DERTag.bitString, "KeyUsage"))
+            case "2.5.29.37":
+                let seq = try v.read(DERTag.sequence, "ExtKeyUsageSyntax")
+                var r = DERReader(der, contentsOf: seq)
+                var purposes: [String] = []
+                while !r.isAtEnd { purposes.append(try r.read(DERTag.objectIdentifier, "KeyPurposeId").objectIdentifier(in: der)) }
+                guard !purposes.isEmpty else { throw DERError(description: "empty extendedKeyUsage") }
+                extendedKeyUsage = purposes
+            case "2.5.29.30":
+                _ = try v.read(DERTag.sequence, "NameConstraints")
+                hasNameConstraints = true
+            default:
+                continue
+            }
+            guard v.isAtEnd else { throw DERError(description: "trailing data in extension \(oid)") }
+        }
+    }
+
+    private mutating func parseSubjectAltName(_ der: [UInt8], _ node: DERNode) throws {
+        var r = DERReader(der, contentsOf: node)
+        while !r.isAtEnd {
+            let name = try r.readAny()
+            switch name.identifier {
+            case 0x81: emailAddresses.append(String(decoding: der[name.contents], as: UTF8.self))
+            case 0x82: dnsNames.append(String(decoding: der[name.contents], as: UTF8.self))
+            case 0x86: uris.append(String(decoding: der[name.contents], as: UTF8.self))
+            case 0x87:
+                // An iPAddress SAN is 4 or 16 bytes; anything else (e.g. an 8/32-byte name-constraint
+                // form in the wrong place) is malformed.
+                guard let ip = IPAddress(bytes: Array(der[name.contents])) else {
+                    throw DERError(description: "iPAddress SAN of \(name.contents.count) bytes")
+                }
+                ipAddresses.append(ip)
+            default:
+                continue
+            }
+        }
+    }
+
+    private mutating func parseBasicConstraints(_ der: [UInt8], _ node: DERNode, _ critical: Bool) throws {
+        var r = DERReader(der, contentsOf: node)
+        var ca = false
+        if let b = try r.readOptional(DERTag.boolean) { ca = try b.boolean(in: der) }
+        var pathLength: Int?
+        if let p = try r.readOptional(DERTag.integer) { pathLength = try p.smallInteger(in: der) }
+        guard r.isAtEnd else { throw DERError(description: "trailing data in BasicConstraints") }
+        basicConstraints = BasicConstraints(isCertificateAuthority: ca, pathLengthConstraint: pathLength, isCritical: critical)
+    }
+
+    private mutating func parseKeyUsage(_ der: [UInt8], _ node: DERNode) throws {
+        let (_, range) = try node.bitStringBytes(in: der)
+        var bits: UInt16 = 0
+        // Bit 0 is the most significant bit of the first byte.
+        for (byteIndex, i) in range.enumerated() where byteIndex < 2 {
+            for bit in 0..<8 where der[i] & (0x80 >> UInt8(bit)) != 0 {
+                bits |= 1 << UInt16(byteIndex * 8 + bit)
+            }
+        }
+        keyUsage = KeyUsage(rawValue: bits)
+    }
+}

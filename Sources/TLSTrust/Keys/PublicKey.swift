@@ -1,0 +1,89 @@
+/// A subject public key: its SubjectPublicKeyInfo DER, its algorithm and size, and its pin.
+///
+/// Pins are what key pinning (TrustKit, Alamofire's `PublicKeysTrustEvaluator`, AFNetworking's
+/// `AFSSLPinningModePublicKey`) compares. The pin format is the HPKP one, `sha256/<base64>`, computed
+/// over the whole SPKI DER, so it is byte for byte what
+/// `openssl x509 -pubkey -noout -in C | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`
+/// prints.
+public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
+    /// The key's algorithm and size.
+    public enum Algorithm: Sendable, Hashable, CustomStringConvertible {
+        case rsa(bits: Int)
+        case ec(curve: String)
+        case ed25519
+        case ed448
+        case other(oid: String)
+
+        public var description: String {
+            switch self {
+            case .rsa(let bits): return "RSA \(bits)"
+            case .ec(let curve): return "EC \(curve)"
+            case .ed25519: return "Ed25519"
+            case .ed448: return "Ed448"
+            case .other(let oid): return "unknown (\(oid))"
+            }
+        }
+    }
+
+    /// The DER encoding of the SubjectPublicKeyInfo.
+    public let subjectPublicKeyInfoDER: [UInt8]
+    public let algorithm: Algorithm
+
+    /// Parses a DER SubjectPublicKeyInfo (the body of a `-----BEGIN PUBLIC KEY-----` file).
+    ///
+    /// - Throws: `TLSTrustError` `.malformedKey` when the bytes are not one well-formed SPKI.
+    public init(subjectPublicKeyInfoDER der: [UInt8]) throws {
+        do {
+            var r = DERReader(der)
+            let node = try r.read(DERTag.sequence, "SubjectPublicKeyInfo")
+            guard r.isAtEnd else { throw DERError(description: "trailing bytes after the public key") }
+            self = try PublicKey(spkiBytes: der, node: node)
+        } catch let error as DERError {
+            throw TLSTrustError(.malformedKey, "malformed public key DER: \(error.description)")
+        }
+    }
+
+    init(spkiBytes bytes: [UInt8], node: DERNode) throws {
+        subjectPublicKeyInfoDER = node.encoded == bytes.indices ? bytes : Array(bytes[node.encoded])
+        var r = DERReader(bytes, contentsOf: node)
+        let algorithmID = try r.read(DERTag.sequence, "AlgorithmIdentifier")
+        let keyBits = try r.read(DERTag.bitString, "subjectPublicKey").bitStringBytes(in: bytes)
+        guard r.isAtEnd else { throw DERError(description: "extra fields in SubjectPublicKeyInfo") }
+        var a = DERReader(bytes, contentsOf: algorithmID)
+        let oid = try a.read(DERTag.objectIdentifier, "key algorithm").objectIdentifier(in: bytes)
+        switch oid {
+        case "1.2.840.113549.1.1.1", "1.2.840.113549.1.1.10":
+            var k = DERReader(bytes, range: keyBits.range)
+            let rsa = try k.read(DERTag.sequence, "RSAPublicKey")
+            var f = DERReader(bytes, contentsOf: rsa)
+            let modulus = try f.read(DERTag.integer, "modulus").contents
+            var first = modulus.lowerBound
+            while first < modulus.upperBound && bytes[first] == 0 { first += 1 }
+            let bits = first < modulus.upperBound
+                ? (modulus.upperBound - first - 1) * 8 + (8 - bytes[first].leadingZeroBitCount) : 0
+            algorithm = .rsa(bits: bits)
+        case "1.2.840.10045.2.1":
+            let curveOID = (try? a.read(DERTag.objectIdentifier, "named curve").objectIdentifier(in: bytes)) ?? "explicit"
+            algorithm = .ec(curve: Self.curveNames[curveOID] ?? curveOID)
+        case "1.3.101.112": algorithm = .ed25519
+        case "1.3.101.113": algorithm = .ed448
+        default: algorithm = .other(oid: oid)
+        }
+    }
+
+    static let curveNames: [String: String] = [
+        "1.2.840.10045.3.1.7": "P-256", "1.3.132.0.34": "P-384", "1.3.132.0.35": "P-521",
+        "1.3.132.0.10": "secp256k1", "1.3.36.3.3.2.8.1.1.7": "brainpoolP256r1",
+    ]
+
+    /// SHA-256 over the SPKI DER.
+    public var sha256: [UInt8] { SHA256.hash(subjectPublicKeyInfoDER) }
+
+    /// The pin: `sha256/` followed by the base64 of `sha256`.
+    public var pin: String { "sha256/" + Base64.encode(sha256) }
+
+    public var description: String { "PublicKey(\(algorithm), \(pin))" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.subjectPublicKeyInfoDER == rhs.subjectPublicKeyInfoDER }
+    public func hash(into hasher: inout Hasher) { hasher.combine(subjectPublicKeyInfoDER) }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// A certificate chain to evaluate, with the policies, anchors and date to evaluate it under.
+///
+/// The analogue of `SecTrust`: build one from the chain a peer presented, adjust it, evaluate it.
+/// It is a value type; evaluating does not mutate it, so one `Trust` may be evaluated from many
+/// tasks at once, and on different backends.
+///
+/// ```swift
+/// var trust = Trust(certificates: peerChain, policies: [.ssl(hostname: "api.example.com")])
+/// trust.anchors = .only([appCA])            // the app's own CA, nothing else
+/// let evaluation = trust.evaluate(using: OpenSSLTrustBackend())
+/// guard evaluation.isTrusted else { throw TrustEvaluationError(evaluation: evaluation) }
+/// ```
+public struct Trust: Sendable {
+    /// The presented chain: the leaf first, then untrusted intermediates in any order.
+    public var certificates: [Certificate]
+    /// Every policy must hold. Defaults to ``TrustPolicy/basicX509``.
+    public var policies: [TrustPolicy]
+    /// What the chain may end at. Defaults to the system trust store.
+    public var anchors: TrustAnchors
+    /// The instant validity is judged at; nil means now (read when `evaluate` is called).
+    public var verificationDate: Date?
+
+    /// - Parameters:
+    ///   - certificates: leaf first, then intermediates in any order.
+    ///   - policies: defaults to `[.basicX509]`.
+    ///   - anchors: defaults to the system trust store.
+    public init(certificates: [Certificate], policies: [TrustPolicy] = [.basicX509], anchors: TrustAnchors = .system) {
+        self.certificates = certificates
+        self.policies = policies
+        self.anchors = anchors
+    }
+
+    /// The analogue of `SecTrustSetAnchorCertificates` + `SecTrustSetAnchorCertificatesOnly`.
+    ///
+    /// - Parameters:
+    ///   - anchorsOnly: true (default) trusts only `certificates`; false adds the system store.
+    public mutating func setAnchorCertificates(_ certificates: [Certificate], anchorsOnly: Bool = true) {
+        anchors = TrustAnchors(certificates, includingSystemStore: !anchorsOnly)
+    }
+
+    /// Evaluates the chain.
+    ///
+    /// - Parameter backend: the backend to use; nil uses the bootstrapped default.
+    /// - Returns: the evaluation. Problems with the input itself (no certificates, contradictory
+    ///   policies, no backend) come back as an untrusted evaluation, never as trust.
+    public func evaluate(using backend: (any TrustBackend)? = nil) -> TrustEvaluation {
+        guard let backend = backend ?? TrustBackends.defaultBackend else {
+            return Self.refusal(.internalError, "no trust backend: pass one or call TrustBackends.bootstrap(_:)", backend: "none")
+        }
+        do {
+            return backend.evaluate(try makeRequest(for: backend))
+        } catch let error as TLSTrustError {
+            let code: TrustFailureCode = error.code == .invalidArgument ? .invalidPolicy : .internalError
+            return Self.refusal(code, error.message, backend: backend.name)
+        } catch {
+            return Self.refusal(.internalError, "\(error)", backend: backend.name)
+        }
+    }
+
+    /// Evaluates the chain and throws unless it is trusted, like `SecTrustEvaluateWithError`.
+    ///
+    /// - Throws: ``TrustEvaluationError`` carrying the full evaluation.
+    @discardableResult
+    public func evaluateOrThrow(using backend: (any TrustBackend)? = nil) throws -> TrustEvaluation {
+        let evaluation = evaluate(using: backend)
+        guard evaluation.isTrusted else { throw TrustEvaluationError(evaluation: evaluation) }
+        return evaluation
+    }
+
+    /// Resolves the policies into the flat request a backend evaluates.
+    ///
+    /// - Throws: `TLSTrustError` `.invalidArgument` for an empty chain or contradictory policies.
+    public func makeRequest(for backend: any TrustBackend) throws -> TrustEvaluationRequest {
+        guard let leaf = certificates.first else {
+            throw TLSTrustError(.invalidArgument, "no certificate to evaluate")
+        }
+        var host: HostIdentity?
+        var impliedPurpose: KeyPurpose?
+        var explicitPurpose: KeyPurpose?
+        var depth: Int?
+        for policy in policies {
+            switch policy.kind {
+            case .basicX509:
+                continue
+            case .ssl(let isServer, let h):
+                if let h {
+                    if let host, host != h {
+                        throw TLSTrustError(.invalidArgument, "contradictory policies: host names \(host) and \(h)")
+                    }
+                    host = h
+                }
+                let p: KeyPurpose = isServer ? .serverAuth : .clientAuth
+                if let impliedPurpose, impliedPurpose != p {
+                    throw TLSTrustError(.invalidArgument, "contradictory policies: SSL server and SSL client")
+                }
+                impliedPurpose = p
+            case .purpose(let p):
+                if let explicitPurpose, explicitPurpose != p {
+                    throw TLSTrustError(.invalidArgument, "contradictory policies: purposes \(explicitPurpose) and \(p)")
+                }
+                explicitPurpose = p
+            case .maximumChainDepth(let n):
+                guard n >= 0 else { throw TLSTrustError(.invalidArgument, "maximum chain depth must not be negative") }
+                depth = min(depth ?? n, n)
+            }
+        }
+        return TrustEvaluationRequest(
+            leaf: leaf,
+            intermediates: Array(certificates.dropFirst()),
+            anchorStore: try anchors.store(for: backend),
+            customAnchors: anchors.customSet,
+            host: host,
+            purpose: explicitPurpose ?? impliedPurpose ?? .any,
+            maximumIntermediates: depth,
+            verificationDate: verificationDate ?? Date()
+        )
+    }
+
+    static func refusal(_ code: TrustFailureCode, _ message: String, backend: String) -> TrustEvaluation {
+        TrustEvaluation(
+            chain: [], failures: [TrustFailure(code, certificateIndex: nil, nativeCode: 0, nativeDescription: message)],
+            backendName: backend, anchoredAtCustomAnchor: false)
+    }
+}

@@ -1,0 +1,81 @@
+import Synchronization
+
+/// The certificates a trust evaluation may end at.
+///
+/// Mirrors `SecTrustSetAnchorCertificates` and `SecTrustSetAnchorCertificatesOnly`: setting anchors
+/// means "only these" unless the system store is explicitly added back. An anchor need not be
+/// self-signed; a path that reaches any anchor ends there.
+///
+/// A `TrustAnchors` value caches each backend's prepared form of its certificates (an
+/// `X509_STORE`, a GnuTLS trust list, …) the first time that backend uses it. Keep one value
+/// for the life of your app — in your trust evaluator, say — and every handshake after the
+/// first skips the preparation. Copies share the cache.
+///
+/// ```swift
+/// let anchors = TrustAnchors.only([appCA])  // the app's own CA, nothing else
+/// ```
+public struct TrustAnchors: Sendable, CustomStringConvertible {
+    /// The anchors the app supplied.
+    public let certificates: [Certificate]
+    /// Whether the system store is trusted too.
+    public let includesSystemStore: Bool
+    /// Which system store, resolved when this value was made.
+    public let systemStore: SystemTrustStore
+    let cache: PreparedAnchorCache
+
+    /// - Parameters:
+    ///   - certificates: anchors supplied by the app.
+    ///   - includingSystemStore: also trust the system store (default false: only `certificates`).
+    ///   - systemStore: the store to add; defaults to the one the environment designates.
+    public init(_ certificates: [Certificate], includingSystemStore: Bool = false, systemStore: SystemTrustStore = .current) {
+        self.certificates = certificates
+        self.includesSystemStore = includingSystemStore
+        self.systemStore = systemStore
+        self.cache = PreparedAnchorCache()
+    }
+
+    /// Only these anchors.
+    public static func only(_ certificates: [Certificate]) -> TrustAnchors { TrustAnchors(certificates) }
+
+    /// The system trust store alone (the default of a `Trust`).
+    public static var system: TrustAnchors { TrustAnchors([], includingSystemStore: true) }
+
+    /// All anchor certificates: the app's first, then the system's.
+    public var allCertificates: [Certificate] {
+        includesSystemStore ? certificates + systemStore.certificates() : certificates
+    }
+
+    public var description: String {
+        switch (certificates.isEmpty, includesSystemStore) {
+        case (true, true): return "system trust store (\(systemStore))"
+        case (false, true): return "\(certificates.count) custom anchor(s) + system trust store"
+        case (_, false): return "\(certificates.count) custom anchor(s) only"
+        }
+    }
+
+    /// The backend's prepared store for these anchors, made on first use and cached.
+    public func store(for backend: any TrustBackend) throws -> any TrustAnchorStore {
+        if let s = cache.stores.withLock({ $0[backend.name] }) { return s }
+        let made = try backend.makeAnchorStore(allCertificates)
+        return cache.stores.withLock { stores in
+            // Another task may have raced us; keep the first so all callers share one store.
+            if let existing = stores[backend.name] { return existing }
+            stores[backend.name] = made
+            return made
+        }
+    }
+
+    /// The custom anchors as a set, for `.proceed` detection and partial chains.
+    var customSet: Set<Certificate> {
+        if let s = cache.customSet.withLock({ $0 }) { return s }
+        let s = Set(certificates)
+        cache.customSet.withLock { $0 = s }
+        return s
+    }
+}
+
+/// Per-backend prepared anchor stores, shared by copies of one `TrustAnchors`.
+final class PreparedAnchorCache: Sendable {
+    let stores = Mutex<[String: any TrustAnchorStore]>([:])
+    let customSet = Mutex<Set<Certificate>?>(nil)
+}

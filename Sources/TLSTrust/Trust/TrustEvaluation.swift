@@ -1,0 +1,63 @@
+/// The outcome of evaluating a `Trust`: the verdict, the chain as built, and every failure.
+///
+/// The analogue of what `SecTrustEvaluateWithError` and `SecTrustGetTrustResult` report together.
+public struct TrustEvaluation: Sendable, CustomStringConvertible {
+    /// Mirrors `SecTrustResultType`.
+    public enum Result: String, Sendable, Hashable {
+        /// Trusted through the system trust store (`kSecTrustResultUnspecified`).
+        case unspecified
+        /// Trusted through an anchor the app supplied explicitly (`kSecTrustResultProceed`).
+        case proceed
+        /// Not trusted, but only for reasons an app could knowingly override (date, name, anchor).
+        case recoverableTrustFailure
+        /// Not trusted, and no override should ever accept it (bad signature, malformed or misissued chain).
+        case fatalTrustFailure
+    }
+
+    /// True only when the chain reached an anchor and no failure of any kind was found.
+    public let isTrusted: Bool
+    public let result: Result
+    /// The chain as built, leaf first, ending at the anchor when one was reached; as far as it
+    /// could be built when validation failed.
+    public let chain: [Certificate]
+    /// Every failure found; empty exactly when `isTrusted`.
+    public let failures: [TrustFailure]
+    /// The name of the backend that evaluated.
+    public let backendName: String
+
+    /// Builds an evaluation. Trust requires an empty failure list and a non-empty chain: the
+    /// verdict is derived, never passed in, so no backend can report "trusted" with failures.
+    ///
+    /// - Parameters:
+    ///   - anchoredAtCustomAnchor: whether the chain ends at an anchor the app supplied, which
+    ///     makes a trusted result `.proceed` rather than `.unspecified`.
+    public init(chain: [Certificate], failures: [TrustFailure], backendName: String, anchoredAtCustomAnchor: Bool) {
+        self.chain = chain
+        self.failures = failures
+        self.backendName = backendName
+        isTrusted = failures.isEmpty && !chain.isEmpty
+        if isTrusted {
+            result = anchoredAtCustomAnchor ? .proceed : .unspecified
+        } else if failures.contains(where: { !$0.code.isRecoverable }) || failures.isEmpty {
+            result = .fatalTrustFailure
+        } else {
+            result = .recoverableTrustFailure
+        }
+    }
+
+    /// The first failure's code, the one a one-line report names.
+    public var primaryFailure: TrustFailure? { failures.first }
+
+    /// A one-line summary: `trusted` or `not trusted: expired at depth 0: certificate has expired`.
+    public var description: String {
+        if isTrusted { return "trusted (\(result.rawValue)) by \(backendName), chain of \(chain.count)" }
+        guard let first = failures.first else { return "not trusted: no chain" }
+        return "not trusted: \(first)"
+    }
+}
+
+/// Thrown by `Trust.evaluateOrThrow()` when the chain is not trusted; carries the evaluation.
+public struct TrustEvaluationError: Error, Sendable, CustomStringConvertible {
+    public let evaluation: TrustEvaluation
+    public var description: String { evaluation.description }
+}

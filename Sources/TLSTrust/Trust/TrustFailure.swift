@@ -1,0 +1,101 @@
+/// One reason a certificate chain is not trusted.
+///
+/// Carries the portable ``code`` that is the same on every backend, the position of the certificate
+/// it concerns in the chain as built (0 is the leaf), and the backend library's own error code and
+/// text, so that nothing the library said is lost.
+public struct TrustFailure: Sendable, Hashable, CustomStringConvertible {
+    public let code: TrustFailureCode
+    /// Index into `TrustEvaluation.chain` (0 = leaf), or nil when the failure concerns no single certificate.
+    public let certificateIndex: Int?
+    /// The library's own error number (e.g. an `X509_V_ERR_*` value, a GnuTLS status bit, an mbedTLS flag).
+    public let nativeCode: Int
+    /// The library's own text for the error.
+    public let nativeDescription: String
+
+    public init(_ code: TrustFailureCode, certificateIndex: Int?, nativeCode: Int, nativeDescription: String) {
+        self.code = code
+        self.certificateIndex = certificateIndex
+        self.nativeCode = nativeCode
+        self.nativeDescription = nativeDescription
+    }
+
+    public var description: String {
+        let at = certificateIndex.map { " at depth \($0)" } ?? ""
+        return "\(code)\(at): \(nativeDescription)"
+    }
+}
+
+/// A backend-independent reason for distrust.
+///
+/// A struct over a private enum, so new codes can be added without breaking callers' `switch`es;
+/// compare with `==` against the static members.
+public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
+    enum Value: String, Sendable, CaseIterable {
+        case expired, notYetValid, hostnameMismatch, ipAddressMismatch, unknownIssuer, untrustedRoot
+        case badSignature, notCertificateAuthority, pathLengthExceeded, nameConstraintsViolated
+        case purposeNotAllowed, chainTooLong, weakAlgorithm, malformedCertificate, invalidKeyUsage
+        case unhandledCriticalExtension, invalidPolicy, revoked, internalError
+    }
+
+    let value: Value
+    init(_ value: Value) { self.value = value }
+
+    /// The verification date is after notAfter.
+    public static let expired = Self(.expired)
+    /// The verification date is before notBefore.
+    public static let notYetValid = Self(.notYetValid)
+    /// The leaf does not name the requested DNS host.
+    public static let hostnameMismatch = Self(.hostnameMismatch)
+    /// The leaf does not name the requested IP address.
+    public static let ipAddressMismatch = Self(.ipAddressMismatch)
+    /// The issuer of a certificate in the chain could not be found (the path does not reach an anchor).
+    public static let unknownIssuer = Self(.unknownIssuer)
+    /// The path ends at a self-signed certificate that is not an anchor.
+    public static let untrustedRoot = Self(.untrustedRoot)
+    /// A signature in the chain does not verify.
+    public static let badSignature = Self(.badSignature)
+    /// A certificate used as an issuer is not a CA (no basicConstraints cA:TRUE).
+    public static let notCertificateAuthority = Self(.notCertificateAuthority)
+    /// A CA's pathLenConstraint is exceeded.
+    public static let pathLengthExceeded = Self(.pathLengthExceeded)
+    /// A name in the chain lies outside a CA's name constraints.
+    public static let nameConstraintsViolated = Self(.nameConstraintsViolated)
+    /// The leaf's extended key usage does not allow the required purpose.
+    public static let purposeNotAllowed = Self(.purposeNotAllowed)
+    /// The path has more intermediates than the maximum chain depth allows.
+    public static let chainTooLong = Self(.chainTooLong)
+    /// A signature or key algorithm is unsupported or too weak (SHA-1, short RSA keys, …).
+    public static let weakAlgorithm = Self(.weakAlgorithm)
+    /// A certificate could not be decoded, or no certificate was presented.
+    public static let malformedCertificate = Self(.malformedCertificate)
+    /// A certificate's keyUsage does not allow how it is used (e.g. a CA without keyCertSign).
+    public static let invalidKeyUsage = Self(.invalidKeyUsage)
+    /// A certificate carries a critical extension the verifier does not understand.
+    public static let unhandledCriticalExtension = Self(.unhandledCriticalExtension)
+    /// The policies asked for are contradictory or unusable (e.g. two different host names).
+    public static let invalidPolicy = Self(.invalidPolicy)
+    /// A certificate has been revoked.
+    public static let revoked = Self(.revoked)
+    /// The backend failed for a reason that says nothing about the chain (out of memory, a library bug).
+    public static let internalError = Self(.internalError)
+
+    /// Every code, for tables and documentation.
+    public static var allCases: [TrustFailureCode] { Value.allCases.map(Self.init) }
+
+    /// The stable identifier used in JSON output and documentation (e.g. `expired`).
+    public var identifier: String { value.rawValue }
+    public var description: String { value.rawValue }
+
+    /// Whether Apple's `SecTrust` would call this a recoverable failure: one the app could choose to
+    /// override (different date, host or anchors). Broken signatures, malformed or misissued
+    /// chains are fatal.
+    public var isRecoverable: Bool {
+        switch value {
+        case .badSignature, .malformedCertificate, .notCertificateAuthority, .pathLengthExceeded,
+             .nameConstraintsViolated, .unhandledCriticalExtension, .revoked, .internalError:
+            return false
+        default:
+            return true
+        }
+    }
+}
