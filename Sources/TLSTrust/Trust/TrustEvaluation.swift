@@ -20,7 +20,9 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     /// The chain as built, leaf first, ending at the anchor when one was reached; as far as it
     /// could be built when validation failed.
     public let chain: [Certificate]
-    /// Every failure found; empty exactly when `isTrusted`.
+    /// Every failure found, most fundamental first (see ``TrustFailureCode/rank``), without
+    /// duplicates; empty exactly when `isTrusted`. The order is the same on every backend, so
+    /// `failures.first` is a comparable "primary" reason.
     public let failures: [TrustFailure]
     /// The name of the backend that evaluated.
     public let backendName: String
@@ -33,9 +35,13 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     ///     makes a trusted result `.proceed` rather than `.unspecified`.
     public init(chain: [Certificate], failures: [TrustFailure], backendName: String, anchoredAtCustomAnchor: Bool) {
         self.chain = chain
-        self.failures = failures
+        var seen = Set<TrustFailure>()
+        self.failures = failures.enumerated()
+            .sorted { ($0.element.code.rank, $0.offset) < ($1.element.code.rank, $1.offset) }
+            .map(\.element)
+            .filter { seen.insert($0).inserted }
         self.backendName = backendName
-        isTrusted = failures.isEmpty && !chain.isEmpty
+        isTrusted = self.failures.isEmpty && !chain.isEmpty
         if isTrusted {
             result = anchoredAtCustomAnchor ? .proceed : .unspecified
         } else if failures.contains(where: { !$0.code.isRecoverable }) || failures.isEmpty {

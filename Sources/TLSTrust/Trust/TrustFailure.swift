@@ -86,6 +86,19 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
     public var identifier: String { value.rawValue }
     public var description: String { value.rawValue }
 
+    /// Orders failures from the most fundamental (the chain cannot be read or does not verify) to
+    /// the most specific (the right chain for the wrong name), so that every backend reports the
+    /// same primary reason whatever order its library found them in.
+    public var rank: Int {
+        let order: [Value] = [
+            .malformedCertificate, .internalError, .invalidPolicy, .badSignature, .weakAlgorithm,
+            .unhandledCriticalExtension, .unknownIssuer, .untrustedRoot, .notCertificateAuthority,
+            .invalidKeyUsage, .pathLengthExceeded, .chainTooLong, .nameConstraintsViolated, .revoked,
+            .expired, .notYetValid, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
+        ]
+        return order.firstIndex(of: value) ?? order.count
+    }
+
     /// Whether Apple's `SecTrust` would call this a recoverable failure: one the app could choose to
     /// override (different date, host or anchors). Broken signatures, malformed or misissued
     /// chains are fatal.
