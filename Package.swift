@@ -80,7 +80,10 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "TLSTrustTests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL"]),
+        .testTarget(
+            name: "TLSTrustTests",
+            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+        ),
         .testTarget(
             name: "TLSTrustConformanceTests",
             dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
