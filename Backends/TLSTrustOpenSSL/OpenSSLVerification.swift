@@ -1,0 +1,137 @@
+internal import COpenSSL
+import TLSTrust
+
+/// One run of `X509_verify_cert` for a `TrustEvaluationRequest`.
+///
+/// Translates the request into an `X509_VERIFY_PARAM` (time, host or IP, purpose, depth, partial
+/// chains, security level), collects *every* error through a verify callback rather than stopping
+/// at the first, and reads back the chain OpenSSL built.
+struct OpenSSLVerification {
+    /// Minimum security level for signatures and keys in the chain: 2 means 112-bit security, so
+    /// RSA and DSA keys under 2048 bits and SHA-1 (or MD5) signatures are refused, as the CA/Browser
+    /// Forum baseline requirements demand. Plain `X509_verify_cert` checks no level at all unless
+    /// told to (libssl sets one only inside a handshake).
+    static let authenticationLevel: Int32 = 2
+
+    let request: TrustEvaluationRequest
+    let anchors: OpenSSLAnchorStore
+
+    /// Collects the errors the callback reports; lives on the stack of `run()` for the duration of
+    /// the synchronous `X509_verify_cert` call, reached through the context's app-data slot.
+    final class Recorder {
+        var errors: [(error: Int32, depth: Int32)] = []
+    }
+
+    func run(backendName: String) -> TrustEvaluation {
+        var failures: [TrustFailure] = []
+        func fail(_ code: TrustFailureCode, _ message: String, index: Int? = nil) -> TrustEvaluation {
+            request.evaluation(
+                chain: [request.leaf],
+                failures: [TrustFailure(code, certificateIndex: index, nativeCode: 0, nativeDescription: message)],
+                backendName: backendName)
+        }
+
+        // Parse the presented chain: this is the per-handshake cost.
+        let leaf: OpenSSLCertificate
+        var intermediates: [OpenSSLCertificate] = []
+        var inputs: [UnsafeRawPointer: Certificate] = [:]
+        do {
+            leaf = try OpenSSLCertificate(derEncoded: request.leaf.derEncoded)
+            inputs[UnsafeRawPointer(leaf.ref)] = request.leaf
+            for cert in request.intermediates {
+                let x = try OpenSSLCertificate(derEncoded: cert.derEncoded)
+                intermediates.append(x)
+                inputs[UnsafeRawPointer(x.ref)] = cert
+            }
+        } catch let error as TLSTrustError {
+            return fail(.malformedCertificate, error.message)
+        } catch {
+            return fail(.internalError, "\(error)")
+        }
+
+        guard let untrusted = COpenSSL_sk_X509_new_null() else { return fail(.internalError, "OpenSSL: out of memory") }
+        defer { COpenSSL_sk_X509_free(untrusted) }  // the X509s are owned by `intermediates`
+        for x in intermediates where COpenSSL_sk_X509_push(untrusted, x.ref) <= 0 {
+            return fail(.internalError, "OpenSSL: out of memory")
+        }
+
+        guard let ctx = X509_STORE_CTX_new() else { return fail(.internalError, "OpenSSL: out of memory") }
+        defer { X509_STORE_CTX_free(ctx) }
+        guard X509_STORE_CTX_init(ctx, anchors.store, leaf.ref, untrusted) == 1 else {
+            return fail(.internalError, "OpenSSL: X509_STORE_CTX_init failed: \(OpenSSLLibrary.drainErrors())")
+        }
+        guard let param = X509_STORE_CTX_get0_param(ctx) else { return fail(.internalError, "OpenSSL: no verify parameters") }
+
+        // A path ends at any anchor, self-signed or not (SecTrustSetAnchorCertificates semantics).
+        X509_VERIFY_PARAM_set_flags(param, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        X509_VERIFY_PARAM_set_time(param, time_t(request.verificationTime))
+        X509_VERIFY_PARAM_set_auth_level(param, Self.authenticationLevel)
+        if let depth = request.maximumIntermediates {
+            X509_VERIFY_PARAM_set_depth(param, Int32(clamping: depth))
+        }
+        switch request.purpose {
+        case .serverAuth: X509_VERIFY_PARAM_set_purpose(param, X509_PURPOSE_SSL_SERVER)
+        case .clientAuth: X509_VERIFY_PARAM_set_purpose(param, X509_PURPOSE_SSL_CLIENT)
+        case .any: break
+        }
+        switch request.host {
+        case .dnsName(let name)?:
+            // Wildcards only as a whole left-most label; the CN is consulted only without DNS SANs.
+            X509_VERIFY_PARAM_set_hostflags(param, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+            guard !name.utf8.contains(0), X509_VERIFY_PARAM_set1_host(param, name, name.utf8.count) == 1 else {
+                return fail(.invalidPolicy, "OpenSSL refuses the host name '\(name)'")
+            }
+        case .ipAddress(let ip)?:
+            guard X509_VERIFY_PARAM_set1_ip(param, ip.bytes, ip.bytes.count) == 1 else {
+                return fail(.invalidPolicy, "OpenSSL refuses the IP address \(ip)")
+            }
+        case nil:
+            break
+        }
+
+        let recorder = Recorder()
+        _ = COpenSSL_X509_STORE_CTX_set_app_data(ctx, Unmanaged.passUnretained(recorder).toOpaque())
+        X509_STORE_CTX_set_verify_cb(ctx) { ok, ctx in
+            // Record the error and carry on, so one evaluation reports every problem (as SecTrust
+            // does). Trust is decided from the recorded list, never from this return value.
+            guard ok == 0, let ctx, let raw = COpenSSL_X509_STORE_CTX_get_app_data(ctx) else { return ok }
+            let recorder = Unmanaged<Recorder>.fromOpaque(raw).takeUnretainedValue()
+            recorder.errors.append((X509_STORE_CTX_get_error(ctx), X509_STORE_CTX_get_error_depth(ctx)))
+            return 1
+        }
+
+        let verified = withExtendedLifetime(recorder) { X509_verify_cert(ctx) }
+        let queued = OpenSSLLibrary.drainErrors()
+
+        for (error, depth) in recorder.errors {
+            failures.append(TrustFailure(
+                OpenSSLVerifyErrors.portableCode(error), certificateIndex: Int(depth),
+                nativeCode: Int(error), nativeDescription: OpenSSLVerifyErrors.text(error)))
+        }
+        if verified != 1 && failures.isEmpty {
+            // Fail closed: OpenSSL refused without calling back (an internal error).
+            let error = X509_STORE_CTX_get_error(ctx)
+            failures.append(TrustFailure(
+                error == X509_V_OK ? .internalError : OpenSSLVerifyErrors.portableCode(error), certificateIndex: nil,
+                nativeCode: Int(error), nativeDescription: queued.isEmpty ? OpenSSLVerifyErrors.text(error) : queued))
+        }
+
+        return request.evaluation(chain: builtChain(ctx, inputs: inputs), failures: failures, backendName: backendName)
+    }
+
+    /// The chain OpenSSL built, as the caller's `Certificate` values where possible.
+    private func builtChain(_ ctx: OpaquePointer, inputs: [UnsafeRawPointer: Certificate]) -> [Certificate] {
+        guard let stack = X509_STORE_CTX_get0_chain(ctx) else { return [request.leaf] }
+        var chain: [Certificate] = []
+        for i in 0..<COpenSSL_sk_X509_num(stack) {
+            guard let x = COpenSSL_sk_X509_value(stack, i) else { continue }
+            let key = UnsafeRawPointer(x)
+            if let known = inputs[key] ?? anchors.byPointer[key] {
+                chain.append(known)
+            } else if let der = OpenSSLCertificate.derEncoding(of: x), let cert = try? Certificate(derEncoded: der) {
+                chain.append(cert)
+            }
+        }
+        return chain.isEmpty ? [request.leaf] : chain
+    }
+}
