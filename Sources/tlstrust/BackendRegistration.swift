@@ -1,0 +1,9 @@
+import TLSTrust
+import TLSTrustOpenSSL
+
+extension TLSTrustTool {
+    /// Registers every backend this tool links, OpenSSL first (the process default).
+    static func registerBackends() {
+        TrustBackends.bootstrap(OpenSSLTrustBackend())
+    }
+}

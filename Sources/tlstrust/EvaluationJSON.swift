@@ -1,0 +1,60 @@
+import Foundation
+import TLSTrust
+
+/// The `--json` record of an evaluation: verdict, result kind, the chain as built, every failure.
+enum EvaluationJSON {
+    struct Record: Encodable {
+        struct CertificateRecord: Encodable {
+            let subject: String
+            let issuer: String
+            let serialNumber: String
+            let notValidBefore: String
+            let notValidAfter: String
+            let sha256Fingerprint: String
+            let publicKeyPin: String
+        }
+        struct FailureRecord: Encodable {
+            let code: String
+            let certificateIndex: Int?
+            let nativeCode: Int
+            let nativeDescription: String
+        }
+        let backend: String
+        let libraryVersion: String
+        let trusted: Bool
+        let result: String
+        let chain: [CertificateRecord]
+        let failures: [FailureRecord]
+        let timeMicroseconds: Int?
+    }
+
+    static func record(_ evaluation: TrustEvaluation, backend: any TrustBackend, micros: Int? = nil) -> Record {
+        let iso = ISO8601DateFormatter()
+        return Record(
+            backend: backend.name,
+            libraryVersion: backend.libraryVersion,
+            trusted: evaluation.isTrusted,
+            result: evaluation.result.rawValue,
+            chain: evaluation.chain.map {
+                .init(subject: $0.subject.description, issuer: $0.issuer.description, serialNumber: $0.serialNumberHex,
+                      notValidBefore: iso.string(from: $0.notValidBefore), notValidAfter: iso.string(from: $0.notValidAfter),
+                      sha256Fingerprint: $0.sha256FingerprintHex, publicKeyPin: $0.publicKey.pin)
+            },
+            failures: evaluation.failures.map {
+                .init(code: $0.code.identifier, certificateIndex: $0.certificateIndex, nativeCode: $0.nativeCode,
+                      nativeDescription: $0.nativeDescription)
+            },
+            timeMicroseconds: micros)
+    }
+
+    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend) -> String {
+        encode(record(evaluation, backend: backend))
+    }
+
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import TLSTrust
+
+/// The inputs of `evaluate` and `compare`, exactly as `CLI-CONTRACT.md` fixes them.
+struct EvaluationOptions: ParsableArguments {
+    @Option(help: "The certificate to verify (PEM or DER). Further PEM certificates in the file join the intermediates.")
+    var leaf: String
+
+    @Option(help: "Untrusted certificates that may help build the path, in any order (PEM bundle or DER).")
+    var intermediates: String?
+
+    @Option(help: "Trust anchors, used as given; with this option only these are trusted (unless --with-system-anchors).")
+    var anchors: String?
+
+    @Flag(help: "Also trust the system store when --anchors is given.")
+    var withSystemAnchors = false
+
+    @Option(help: "SSL server policy for this DNS name or IP literal.")
+    var hostname: String?
+
+    @Option(help: "Validate as of this time (integer Unix seconds, UTC) instead of now.")
+    var time: Int64?
+
+    @Option(help: "Required extended key usage: server, client or any (default: server with --hostname, else any).")
+    var purpose: KeyPurpose?
+
+    @Option(help: "At most N intermediates between the leaf and the anchor.")
+    var maxChainDepth: Int?
+
+    func validate() throws {
+        if let maxChainDepth, maxChainDepth < 0 {
+            throw ValidationError("--max-chain-depth must be 0 or more")
+        }
+    }
+
+    /// Builds the `Trust` the options describe; unreadable input throws `TLSTrustError`.
+    func makeTrust() throws -> Trust {
+        let leafFile = try InputFiles.certificates(leaf)
+        var chain = leafFile
+        if let intermediates { chain += try InputFiles.certificates(intermediates) }
+
+        var policies: [TrustPolicy] = [.basicX509]
+        if let hostname {
+            guard !hostname.isEmpty else { throw TLSTrustError(.invalidArgument, "--hostname must not be empty") }
+            policies.append(.ssl(server: true, hostname: hostname))
+        }
+        if let purpose { policies.append(.purpose(purpose)) }
+        if let maxChainDepth { policies.append(.maximumChainDepth(maxChainDepth)) }
+
+        var trust = Trust(certificates: chain, policies: policies)
+        if let anchors {
+            trust.anchors = TrustAnchors(try InputFiles.certificates(anchors), includingSystemStore: withSystemAnchors)
+        }
+        if let time { trust.verificationDate = Date(timeIntervalSince1970: TimeInterval(time)) }
+        return trust
+    }
+}
+
+extension KeyPurpose: ExpressibleByArgument {}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import TLSTrust
+
+/// `tlstrust`: evaluate, compare, pin and inspect certificates from the command line.
+///
+/// Exit status follows `CLI-CONTRACT.md`: 0 trusted, 1 not trusted, 2 bad usage or unreadable
+/// input. ArgumentParser's own usage errors (which it would exit with 64) are folded into 2 here.
+@main
+struct TLSTrustTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tlstrust",
+        abstract: "Certificate-trust evaluation for Linux over OpenSSL, GnuTLS and mbedTLS.",
+        subcommands: [
+            EvaluateCommand.self, CompareCommand.self, PinCommand.self, InspectCommand.self,
+            BackendsCommand.self, DemoCommand.self,
+        ]
+    )
+
+    static func main() {
+        registerBackends()
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            Foundation.exit(0)
+        } catch let error as TLSTrustError {
+            Diagnostics.fail("\(error.message)")
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            let status = exitCode(for: error)
+            if status == .success {
+                // --help, --version: not an error.
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
+            Diagnostics.fail("\(message) (see 'tlstrust --help')")
+        }
+    }
+}
+
+/// Writes one-line errors to standard error.
+enum Diagnostics {
+    /// Prints `tlstrust: message` on stderr and exits with 2 (bad usage or unreadable input).
+    static func fail(_ message: String) -> Never {
+        let line = "tlstrust: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        Foundation.exit(2)
+    }
+}

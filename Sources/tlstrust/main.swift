@@ -1,1 +1,0 @@
-print("tlstrust: under construction")
