@@ -74,7 +74,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Dotted quad, or RFC 5952 canonical IPv6 text.
     public var description: String {
-        if isIPv4 { return bytes.map(String.init).joined(separator: ".") }
+        if isIPv4 { return bytes.map { "\($0)" }.joined(separator: ".") }
         var words: [UInt16] = []
         for i in stride(from: 0, to: 16, by: 2) { words.append(UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1])) }
         // Longest run of zero words (length ≥ 2) becomes "::".

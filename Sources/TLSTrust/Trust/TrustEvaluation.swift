@@ -20,7 +20,7 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     /// The chain as built, leaf first, ending at the anchor when one was reached; as far as it
     /// could be built when validation failed.
     public let chain: [Certificate]
-    /// Every failure found, most fundamental first (see ``TrustFailureCode/rank``), without
+    /// Every failure found, most fundamental first (see ``TrustFailureCode/rank``), then nearest the leaf, without
     /// duplicates; empty exactly when `isTrusted`. The order is the same on every backend, so
     /// `failures.first` is a comparable "primary" reason.
     public let failures: [TrustFailure]
@@ -37,7 +37,10 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
         self.chain = chain
         var seen = Set<TrustFailure>()
         self.failures = failures.enumerated()
-            .sorted { ($0.element.code.rank, $0.offset) < ($1.element.code.rank, $1.offset) }
+            .sorted {
+                ($0.element.code.rank, $0.element.certificateIndex ?? Int.max, $0.offset)
+                    < ($1.element.code.rank, $1.element.certificateIndex ?? Int.max, $1.offset)
+            }
             .map(\.element)
             .filter { seen.insert($0).inserted }
         self.backendName = backendName
