@@ -1,0 +1,42 @@
+import TLSTrust
+import TLSTrustTesting
+import Testing
+
+@Suite("Host identities and RFC 6125 matching")
+struct HostIdentityTests {
+    @Test(arguments: [
+        ("127.0.0.1", "127.0.0.1"), ("::1", "::1"), ("[::1]", "::1"), ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
+        ("::ffff:192.0.2.1", "::ffff:c000:201"), ("fe80::1:0:0:0", "fe80::1:0:0:0"), ("1:0:0:2:0:0:0:3", "1:0:0:2::3"),
+    ])
+    func parsesIPLiterals(_ text: String, _ canonical: String) {
+        guard case .ipAddress(let ip) = HostIdentity(text) else {
+            Issue.record("\(text) is not an IP literal")
+            return
+        }
+        #expect(ip.description == canonical)
+    }
+
+    @Test(arguments: ["1.2.3", "01.2.3.4", "256.1.1.1", "1.2.3.4.5", "www.example.com", "1::2::3", "fe80::1%eth0", ":::", "12345::"])
+    func treatsEverythingElseAsADNSName(_ text: String) {
+        #expect(HostIdentity(text) == .dnsName(text))
+    }
+
+    @Test func dnsMatchingFollowsRFC6125() throws {
+        let cert = try TestPKI.issue(.leaf(commonName: "ignored.example.com", dnsNames: ["www.example.com", "*.api.example.com"])).certificate
+        #expect(cert.matches(.dnsName("www.example.com")))
+        #expect(cert.matches(.dnsName("WWW.Example.COM")))
+        #expect(cert.matches(.dnsName("v1.api.example.com")))
+        #expect(!cert.matches(.dnsName("api.example.com")), "a wildcard does not match the bare domain")
+        #expect(!cert.matches(.dnsName("a.v1.api.example.com")), "a wildcard matches one label only")
+        #expect(!cert.matches(.dnsName("ignored.example.com")), "no common-name fallback when DNS SANs exist")
+        #expect(!cert.matches(.dnsName("example.com")))
+    }
+
+    @Test func commonNameIsUsedOnlyWithoutDNSNames() throws {
+        let cnOnly = try TestPKI.issue(.leaf(commonName: "legacy.example.com")).certificate
+        #expect(cnOnly.matches(.dnsName("legacy.example.com")))
+        let withIP = try TestPKI.issue(.leaf(commonName: "127.0.0.1", ipAddresses: ["10.0.0.1"])).certificate
+        #expect(!withIP.matches(.ipAddress(IPAddress("127.0.0.1")!)), "IPs never match names or the CN")
+        #expect(withIP.matches(.ipAddress(IPAddress("10.0.0.1")!)))
+    }
+}
