@@ -103,7 +103,11 @@ struct OpenSSLVerification {
         let verified = withExtendedLifetime(recorder) { X509_verify_cert(ctx) }
         let queued = OpenSSLLibrary.drainErrors()
 
+        // When the depth limit stops path building, OpenSSL also reports the issuer it did not look
+        // for as missing; that is a consequence, not a second reason, so only the limit is kept.
+        let tooLong = recorder.errors.contains { $0.error == X509_V_ERR_CERT_CHAIN_TOO_LONG }
         for (error, depth) in recorder.errors {
+            if tooLong && OpenSSLVerifyErrors.portableCode(error) == .unknownIssuer { continue }
             failures.append(TrustFailure(
                 OpenSSLVerifyErrors.portableCode(error), certificateIndex: Int(depth),
                 nativeCode: Int(error), nativeDescription: OpenSSLVerifyErrors.text(error)))

@@ -1,0 +1,13 @@
+import TLSTrust
+import TLSTrustOpenSSL
+
+/// Every backend the conformance suite and the differential test run against.
+enum ConformanceBackends {
+    static let all: [any TrustBackend] = [OpenSSLTrustBackend()]
+
+    static var names: [String] { all.map(\.name) }
+
+    static func named(_ name: String) -> any TrustBackend {
+        all.first { $0.name == name }!
+    }
+}
