@@ -56,7 +56,8 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
     /// The backend's prepared store for these anchors, made on first use and cached.
     public func store(for backend: any TrustBackend) throws -> any TrustAnchorStore {
         if let s = cache.stores.withLock({ $0[backend.name] }) { return s }
-        let made = try backend.makeAnchorStore(allCertificates)
+        let system = includesSystemStore ? backend.systemAnchors(from: systemStore) : []
+        let made = try backend.makeAnchorStore(certificates + system)
         return cache.stores.withLock { stores in
             // Another task may have raced us; keep the first so all callers share one store.
             if let existing = stores[backend.name] { return existing }

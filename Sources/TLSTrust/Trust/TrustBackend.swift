@@ -25,6 +25,13 @@ public protocol TrustBackend: Sendable {
     /// Extracts the SubjectPublicKeyInfo with the library (independently of the core's parser).
     func publicKey(of certificate: Certificate) throws -> PublicKey
 
+    /// The system trust store's anchors as this backend uses them.
+    ///
+    /// The default implementation reads `store` with the core's loader, so that "system trust"
+    /// means the same certificates on every backend (a library's own idea of the default paths
+    /// differs: GnuTLS ignores `SSL_CERT_FILE`, mbedTLS has no notion of a system store at all).
+    func systemAnchors(from store: SystemTrustStore) -> [Certificate]
+
     /// Prepares the library's representation of a set of anchors (an `X509_STORE`, a GnuTLS trust
     /// list, an mbedTLS CA chain). Called once per anchor set and cached by ``TrustAnchors``, so
     /// that the per-handshake path only parses the peer's chain.
@@ -32,6 +39,12 @@ public protocol TrustBackend: Sendable {
 
     /// Verifies `request.leaf` up to an anchor in `request.anchorStore`.
     func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation
+}
+
+extension TrustBackend {
+    public func systemAnchors(from store: SystemTrustStore) -> [Certificate] {
+        store.certificates()
+    }
 }
 
 /// A backend's prepared, immutable set of anchors.
