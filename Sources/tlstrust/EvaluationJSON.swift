@@ -18,6 +18,21 @@ enum EvaluationJSON {
             let certificateIndex: Int?
             let nativeCode: Int
             let nativeDescription: String
+
+            // Written by hand so that `certificateIndex` is always present, as `null` when the
+            // failure concerns no single certificate: the synthesized encoder would drop the key,
+            // and consumers of the JSON should see one stable shape.
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(code, forKey: .code)
+                try container.encode(certificateIndex, forKey: .certificateIndex)
+                try container.encode(nativeCode, forKey: .nativeCode)
+                try container.encode(nativeDescription, forKey: .nativeDescription)
+            }
+
+            private enum CodingKeys: String, CodingKey {
+                case code, certificateIndex, nativeCode, nativeDescription
+            }
         }
         let backend: String
         let libraryVersion: String

@@ -28,9 +28,18 @@ struct EvaluationOptions: ParsableArguments {
     @Option(help: "At most N intermediates between the leaf and the anchor.")
     var maxChainDepth: Int?
 
+    /// The instants X.509 can express (GeneralizedTime years 0001–9999), in Unix seconds. Outside
+    /// this range a time is not a usable verification date: converting it for the libraries
+    /// overflows (a crash) or makes them misreport every certificate as malformed.
+    static let representableTimes: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
+
     func validate() throws {
         if let maxChainDepth, maxChainDepth < 0 {
             throw ValidationError("--max-chain-depth must be 0 or more")
+        }
+        if let time, !Self.representableTimes.contains(time) {
+            throw ValidationError(
+                "--time must be between \(Self.representableTimes.lowerBound) and \(Self.representableTimes.upperBound) (years 0001 to 9999)")
         }
     }
 

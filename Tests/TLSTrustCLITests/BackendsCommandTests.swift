@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// `tlstrust backends`: every registered backend with the library version linked at run time.
+@Suite("tlstrust backends")
+struct BackendsCommandTests {
+    @Test("lists openssl (and any other registered backend) with a library version")
+    func listsBackends() throws {
+        let result = try ToolRunner.run(["backends"])
+        result.expectExit(0)
+        #expect(result.stderr.isEmpty, "\(result)")
+        let rows = BackendsTable(result.stdout).rows
+        #expect(rows.contains { $0.name == "openssl" }, "\(result)")
+        #expect(Set(rows.map(\.name)).count == rows.count, "names are unique\n\(result)")
+        for row in rows {
+            #expect(row.name == row.name.lowercased() && !row.name.contains(" "), "registry names are lowercase words\n\(result)")
+            let hasDigit = row.library.contains { $0.isNumber }
+            #expect(hasDigit, "\(row.name): the library column carries a version\n\(result)")
+        }
+        #expect(rows.filter(\.isDefault).count == 1, "exactly one default backend\n\(result)")
+        let openssl = try #require(rows.first { $0.name == "openssl" })
+        #expect(openssl.library.hasPrefix("OpenSSL "), "\(result)")
+        #expect(result.stdout.contains("system trust store:"), "\(result)")
+    }
+
+    @Test("the OpenSSL version is the one the openssl tool reports for its library")
+    func opensslVersion() throws {
+        let rows = BackendsTable(try ToolRunner.run(["backends"]).stdout).rows
+        let openssl = try #require(rows.first { $0.name == "openssl" })
+        let tool = try ToolRunner.shell("openssl version -a 2>/dev/null | head -1")
+        try #require(tool.status == 0, "\(tool)")
+        // "OpenSSL 3.0.13 30 Jan 2024 (Library: OpenSSL 3.0.13 30 Jan 2024)": compare the version numbers.
+        let number = openssl.library.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        #expect(!number.isEmpty && tool.stdout.contains(number), "tlstrust: \(openssl.library); openssl: \(tool.stdout)")
+    }
+
+    @Test("every listed backend is accepted by evaluate --backend, case-insensitively")
+    func namesAreUsable() throws {
+        for name in try ToolRunner.backendNames() {
+            for spelling in [name, name.uppercased()] {
+                let result = try ToolRunner.run(["evaluate", "--backend", spelling, "--leaf", "/nonexistent/leaf.pem"])
+                // Exit 2 for the missing file, not for the backend name.
+                result.expectUsageError(mentioning: ["/nonexistent/leaf.pem"])
+                #expect(!result.stderr.contains("unknown backend"), "\(result)")
+            }
+        }
+    }
+}

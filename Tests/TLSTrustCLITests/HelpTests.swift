@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// `--help` is not an error: exit 0, help on stdout.
+@Suite("help")
+struct HelpTests {
+    @Test("tlstrust --help lists every subcommand and exits 0")
+    func rootHelp() throws {
+        let result = try ToolRunner.run(["--help"])
+        result.expectExit(0)
+        #expect(result.stdout.contains("USAGE"), "\(result)")
+        for subcommand in ["evaluate", "compare", "pin", "inspect", "backends", "demo"] {
+            #expect(result.stdout.contains(subcommand), "\(subcommand) is listed\n\(result)")
+        }
+        #expect(!result.stderr.contains("tlstrust:"), "\(result)")
+    }
+
+    @Test("tlstrust evaluate --help documents every flag of the contract")
+    func evaluateHelp() throws {
+        let result = try ToolRunner.run(["evaluate", "--help"])
+        result.expectExit(0)
+        for flag in ["--backend", "--leaf", "--intermediates", "--anchors", "--with-system-anchors", "--hostname",
+                     "--time", "--purpose", "--max-chain-depth", "--json"] {
+            #expect(result.stdout.contains(flag), "\(flag) is documented\n\(result)")
+        }
+    }
+
+    @Test("-h and help SUBCOMMAND exit 0 too", arguments: [["-h"], ["help"], ["help", "evaluate"], ["pin", "--help"], ["compare", "-h"]])
+    func otherHelpSpellings(arguments: [String]) throws {
+        let result = try ToolRunner.run(arguments)
+        result.expectExit(0)
+        #expect(result.stdout.contains("USAGE"), "\(result)")
+    }
+}
