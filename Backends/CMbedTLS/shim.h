@@ -27,20 +27,24 @@
 static inline unsigned int CMbedTLS_header_version_number(void) { return MBEDTLS_VERSION_NUMBER; }
 
 /*
- * The verification profile: what OpenSSL 3 accepts at security level 1 (its default), which the
- * OpenSSL backend uses (X509_VERIFY_PARAM auth_level 1): digests of at least 80 bits of security
- * (SHA-224 and up, RIPEMD-160; never MD5 or SHA-1, which OpenSSL 3 rates 39 and 63 bits),
- * every public-key algorithm and curve, RSA keys of at least 1024 bits.
- * mbedtls_x509_crt_profile_default would refuse RSA keys under 2048 bits.
+ * The verification profile: what OpenSSL 3 accepts at security level 2 (112 bits), which the
+ * OpenSSL backend sets (X509_VERIFY_PARAM_set_auth_level(param, 2)), so both refuse the same:
+ * - signature digests of at least 112 bits: SHA-224 and up (never MD5, SHA-1 or RIPEMD-160);
+ * - RSA keys of at least 2048 bits;
+ * - elliptic curves of at least 224 bits (P-192 and secp192k1 refused).
+ * That is mbedtls_x509_crt_profile_default (SHA-2 only, RSA >= 2048) without the 192-bit curves.
  */
 static inline const mbedtls_x509_crt_profile *CMbedTLS_profile(void) {
     static const mbedtls_x509_crt_profile profile = {
         MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA224) | MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA256) |
-        MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA384) | MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA512) |
-        MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_RIPEMD160),
+        MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA384) | MBEDTLS_X509_ID_FLAG(MBEDTLS_MD_SHA512),
         0x0FFFFFFF, /* any public-key algorithm */
-        0x0FFFFFFF, /* any curve */
-        1024,
+        MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_SECP224R1) | MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_SECP256R1) |
+        MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_SECP384R1) | MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_SECP521R1) |
+        MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_BP256R1) | MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_BP384R1) |
+        MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_BP512R1) | MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_SECP224K1) |
+        MBEDTLS_X509_ID_FLAG(MBEDTLS_ECP_DP_SECP256K1),
+        2048,
     };
     return &profile;
 }

@@ -96,5 +96,12 @@ public struct TrustEvaluationRequest: Sendable {
     }
 
     /// The verification date as whole Unix seconds (what C libraries take).
-    public var verificationTime: Int64 { Int64(verificationDate.timeIntervalSince1970.rounded(.down)) }
+    /// Clamped to what `Int64` holds, so that no date (`.distantFuture`, NaN-free by construction)
+    /// can trap; a date X.509 cannot express simply makes every certificate invalid at it.
+    public var verificationTime: Int64 {
+        let seconds = verificationDate.timeIntervalSince1970.rounded(.down)
+        if seconds >= 9.2e18 { return Int64.max }
+        if seconds <= -9.2e18 || seconds.isNaN { return Int64.min }
+        return Int64(seconds)
+    }
 }
