@@ -1,9 +1,10 @@
 import TLSTrust
+import TLSTrustMbedTLS
 import TLSTrustOpenSSL
 
 /// Every backend the conformance suite and the differential test run against.
 enum ConformanceBackends {
-    static let all: [any TrustBackend] = [OpenSSLTrustBackend()]
+    static let all: [any TrustBackend] = [OpenSSLTrustBackend(), MbedTLSTrustBackend()]
 
     static var names: [String] { all.map(\.name) }
 

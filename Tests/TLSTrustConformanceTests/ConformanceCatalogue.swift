@@ -82,6 +82,12 @@ extension ConformanceCase {
         }) { _, t in
             t.policies = [.ssl(hostname: "2001:db8::2")]
         },
+        hierarchy("absoluteHostNameWithTrailingDot", .trusted) { _, t in
+            t.policies = [.ssl(hostname: "www.example.com.")]
+        },
+        scenario(.wildcardLeaf, as: "wildcardMatchesAnIDNLabel", .trusted) { _, t in
+            t.policies = [.ssl(hostname: "xn--bcher-kva.example.com")]
+        },
         hierarchy("noHostNameChecksNoName", .trusted) { _, t in
             t.policies = [.ssl()]
         },

@@ -29,7 +29,8 @@ extension Certificate {
     ///
     /// - DNS names: compared case-insensitively (ASCII) against dNSName SANs; a wildcard is honoured
     ///   only as the entire left-most label (`*.example.com`), matches exactly one label, and needs
-    ///   at least two labels after it (`*.com` matches nothing). The subject common name is
+    ///   at least two labels after it (`*.com` matches nothing). One trailing dot on either side is
+    ///   ignored (`www.example.com.` is the same host). The subject common name is
     ///   consulted only when the certificate has no dNSName SAN at all, as OpenSSL does.
     /// - IP addresses: compared byte for byte against iPAddress SANs only, never against names.
     ///
@@ -58,8 +59,10 @@ extension Certificate {
             return false
         }
         if p[0] == "*" {
-            // Wildcard: whole left-most label only, at least two labels after it, never an IDN A-label.
-            guard p.count >= 3, !h[0].hasPrefix("xn--") else { return false }
+            // Wildcard: whole left-most label only, matching exactly one label, with at least two
+            // labels after it. (As in OpenSSL, the label it matches may be an A-label: RFC 6125
+            // forbids wildcards *inside* IDN labels of the pattern, which `*` alone never is.)
+            guard p.count >= 3 else { return false }
             return p.dropFirst() == h.dropFirst()
         }
         guard !p.contains(where: { $0.contains("*") }) else { return false }
