@@ -75,7 +75,9 @@ struct OpenSSLVerification {
         case .any: break
         }
         switch request.host {
-        case .dnsName(let name)?:
+        case .dnsName(var name)?:
+            // An absolute name ("www.example.com.") is the same host; OpenSSL would refuse it.
+            if name.hasSuffix(".") && name.count > 1 { name.removeLast() }
             // Wildcards only as a whole left-most label; the CN is consulted only without DNS SANs.
             X509_VERIFY_PARAM_set_hostflags(param, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
             guard !name.utf8.contains(0), X509_VERIFY_PARAM_set1_host(param, name, name.utf8.count) == 1 else {

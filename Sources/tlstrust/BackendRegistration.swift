@@ -1,4 +1,5 @@
 import TLSTrust
+import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
 
@@ -6,6 +7,7 @@ extension TLSTrustTool {
     /// Registers every backend this tool links, OpenSSL first (the process default).
     static func registerBackends() {
         TrustBackends.bootstrap(OpenSSLTrustBackend())
+        TrustBackends.register(GnuTLSTrustBackend())
         TrustBackends.register(MbedTLSTrustBackend())
     }
 }

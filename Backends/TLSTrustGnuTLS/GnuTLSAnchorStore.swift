@@ -1,0 +1,76 @@
+internal import CGnuTLS
+import TLSTrust
+
+/// A prepared GnuTLS trust list (`gnutls_x509_trust_list_t`) holding a set of anchors, shared by
+/// all evaluations that use them.
+///
+/// Ownership: each anchor is parsed once into a ``GnuTLSCertificate``, which owns it; the trust list
+/// only borrows the pointers (`gnutls_x509_trust_list_add_cas` without `GNUTLS_TL_NO_DUPLICATES`,
+/// released with `gnutls_x509_trust_list_deinit(list, 0)`, which frees the list but not the
+/// certificates). `deinit` frees the list first; the owners are released after it. We do not pass
+/// `GNUTLS_TL_NO_DUPLICATES` because with it GnuTLS deinitialises a duplicate it replaces and then
+/// requires `deinit(list, 1)` — two owners for one pointer. Duplicates are removed here instead,
+/// by DER, before anything is added.
+///
+/// The same parsed anchors also serve the Swift path builder (which looks them up by subject name)
+/// and the per-certificate checks, so an evaluation parses only the peer's chain.
+final class GnuTLSAnchorStore: TrustAnchorStore, @unchecked Sendable {  // immutable after init; GnuTLS only reads a trust list and its certificates while verifying
+    let list: gnutls_x509_trust_list_t
+    let certificates: [Certificate]
+    /// The parsed anchors, in the order of `certificates`; they own the pointers the list borrows.
+    let parsed: [GnuTLSCertificate]
+    /// Anchor positions by the DER of their subject name, for issuer lookup.
+    private let bySubject: [[UInt8]: [Int]]
+    /// Anchor positions by certificate, to recognise a presented certificate that is an anchor.
+    private let byCertificate: [Certificate: Int]
+
+    init(_ anchors: [Certificate]) throws {
+        _ = GnuTLSLibrary.initialized
+        var unique: [Certificate] = []
+        var seen = Set<Certificate>()
+        for anchor in anchors where seen.insert(anchor).inserted { unique.append(anchor) }
+
+        // Parse everything before creating the list, so a refusal leaks nothing.
+        let parsed = try unique.map { try GnuTLSCertificate(derEncoded: $0.derEncoded) }
+
+        var made: gnutls_x509_trust_list_t?
+        let created = gnutls_x509_trust_list_init(&made, 0)
+        guard created >= 0, let made else {
+            throw TLSTrustError(.backendFailure, "GnuTLS: gnutls_x509_trust_list_init failed: \(GnuTLSLibrary.errorText(created))")
+        }
+        if !parsed.isEmpty {
+            var refs: [gnutls_x509_crt_t?] = parsed.map(\.ref)
+            let added = gnutls_x509_trust_list_add_cas(made, &refs, UInt32(refs.count), 0)
+            guard added == Int32(refs.count) else {
+                gnutls_x509_trust_list_deinit(made, 0)
+                let reason = added < 0 ? GnuTLSLibrary.errorText(added) : "only \(added) of \(refs.count) added"
+                throw TLSTrustError(.backendFailure, "GnuTLS: cannot add the anchors to a trust list: \(reason)")
+            }
+        }
+
+        var bySubject: [[UInt8]: [Int]] = [:]
+        var byCertificate: [Certificate: Int] = [:]
+        for (index, anchor) in unique.enumerated() {
+            bySubject[anchor.subject.derEncoded, default: []].append(index)
+            byCertificate[anchor] = index
+        }
+        self.list = made
+        self.certificates = unique
+        self.parsed = parsed
+        self.bySubject = bySubject
+        self.byCertificate = byCertificate
+    }
+
+    deinit { gnutls_x509_trust_list_deinit(list, 0) }
+
+    /// The position of `certificate` among the anchors, when it is one (compared by DER).
+    func index(of certificate: Certificate) -> Int? { byCertificate[certificate] }
+
+    /// Anchors whose subject could be `certificate`'s issuer: those whose subject name is
+    /// byte-identical to its issuer name, or, when there is none, every anchor, so that
+    /// `gnutls_x509_crt_check_issuer` alone decides (GnuTLS 3.7 compares names byte for byte;
+    /// should a later version compare them more loosely, the backend follows it).
+    func issuerCandidates(for certificate: Certificate) -> [Int] {
+        bySubject[certificate.issuer.derEncoded] ?? Array(parsed.indices)
+    }
+}

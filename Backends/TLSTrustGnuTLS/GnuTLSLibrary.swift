@@ -1,0 +1,44 @@
+internal import CGnuTLS
+
+/// Process-wide facts about the linked GnuTLS, and its error texts.
+enum GnuTLSLibrary {
+    /// GnuTLS 3.3+ initialises itself from a library constructor; `gnutls_global_init` is
+    /// reference-counted and cheap to call again. Calling it once from a lazy global (the pattern of
+    /// swift-nio-ssl's `SSLInit.swift`) makes the dependency explicit and surfaces a failed
+    /// initialisation (no random source, FIPS self-test failure) instead of failing later.
+    static let initialized: Bool = gnutls_global_init() >= 0
+
+    /// The version string of the library actually loaded, e.g. `GnuTLS 3.7.9`.
+    static var version: String {
+        guard let text = gnutls_check_version(nil) else { return "GnuTLS (unknown version)" }
+        return "GnuTLS \(String(cString: text))"
+    }
+
+    /// GnuTLS's own text for a negative `GNUTLS_E_*` return value.
+    static func errorText(_ code: Int32) -> String {
+        guard let text = gnutls_strerror(code) else { return "GnuTLS error \(code)" }
+        return String(cString: text)
+    }
+
+    /// Copies and frees a `gnutls_datum_t` that GnuTLS allocated for us.
+    static func takeBytes(_ datum: inout gnutls_datum_t) -> [UInt8] {
+        defer {
+            CGnuTLS_free(datum.data)
+            datum.data = nil
+            datum.size = 0
+        }
+        guard let data = datum.data, datum.size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(datum.size)))
+    }
+
+    /// Calls `body` with a `gnutls_datum_t` viewing `bytes` (GnuTLS only reads through it). An empty
+    /// array still gets a valid pointer, so GnuTLS never sees NULL data.
+    static func withDatum<R>(_ bytes: [UInt8], _ body: (inout gnutls_datum_t) -> R) -> R {
+        let storage = bytes.isEmpty ? [0] : bytes
+        return storage.withUnsafeBufferPointer { buffer in
+            var datum = gnutls_datum_t(
+                data: UnsafeMutablePointer(mutating: buffer.baseAddress), size: UInt32(clamping: bytes.count))
+            return body(&datum)
+        }
+    }
+}
