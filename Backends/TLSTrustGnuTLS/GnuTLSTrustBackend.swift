@@ -16,7 +16,7 @@ import TLSTrust
 /// OpenSSL's rules, so that both backends report the same chain), checks each certificate with
 /// GnuTLS's primitives, and asks GnuTLS for its own verdict on that path; a chain is trusted only
 /// when both are clean. Validity dates are judged per evaluation, without GnuTLS's process-wide
-/// time hook (see ``GnuTLSVerification``). `docs/backend-gnutls.md` lists what differs from OpenSSL.
+/// time hook (see ``GnuTLSVerification``). `docs/backends.md (GnuTLS section)` lists what differs from OpenSSL.
 ///
 /// Stateless and `Sendable`: every evaluation parses its own certificates; prepared anchor stores
 /// (trust lists) are shared read-only between evaluations.

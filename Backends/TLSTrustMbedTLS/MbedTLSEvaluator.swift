@@ -3,7 +3,7 @@ import TLSTrust
 
 /// One evaluation: builds the path, has mbedTLS verify it, and adds what mbedTLS 2.28 cannot do.
 ///
-/// Division of labour (see `docs/backend-mbedtls.md`):
+/// Division of labour (see `docs/backends.md` (mbedTLS section)):
 /// - mbedTLS: parsing, issuer names, signatures, CA / keyUsage / pathLenConstraint of every issuer
 ///   it accepts, digest and key-size policy (``CMbedTLS_profile``), trust in the anchors, its own
 ///   CN/SAN matching and extended-key-usage test (both cross-checked, see below).

@@ -11,7 +11,7 @@ import TLSTrust
 /// mbedTLS verifies signatures, issuers, CA constraints and the digest/key policy; this backend
 /// builds the path, judges validity at the requested date, enforces name constraints and the
 /// maximum depth, matches IP addresses and corrects DNS matching to RFC 6125 — each because
-/// mbedTLS 2.28 cannot (see `docs/backend-mbedtls.md` for every difference from OpenSSL).
+/// mbedTLS 2.28 cannot (see `docs/backends.md` (mbedTLS section) for every difference from OpenSSL).
 /// Ed25519 and Ed448 certificates are not supported by mbedTLS 2.28: they are reported as
 /// `.weakAlgorithm` ("unsupported algorithm").
 public struct MbedTLSTrustBackend: TrustBackend {

@@ -89,7 +89,7 @@ struct GnuTLSBackendTests {
         return SystemTrustStore(files: [url.path])
     }
 
-    /// Where GnuTLS refuses what OpenSSL accepts, and why (mirrored in docs/backend-gnutls.md).
+    /// Where GnuTLS refuses what OpenSSL accepts, and why (mirrored in docs/backends.md (GnuTLS section)).
     static let documentedDifferences: [Variation: (TrustFailureCode, String)] = [
         .commonNameBesideIPSAN: (.hostnameMismatch, "GnuTLS consults the CN only when the certificate has no dNSName and no iPAddress SAN"),
         .commonNameUnderConstraint: (.nameConstraintsViolated, "GnuTLS holds a SAN-less leaf's CN to DNS name constraints even when it is not a host name"),
@@ -298,7 +298,7 @@ struct GnuTLSBackendTests {
         let openssl = run(OpenSSLTrustBackend())
         let both = "gnutls \(gnutls.failures), openssl \(openssl.failures)"
         if let (code, _) = Self.documentedDifferences[variation] {
-            // GnuTLS is stricter here, and its verdict is kept (docs/backend-gnutls.md).
+            // GnuTLS is stricter here, and its verdict is kept (docs/backends.md (GnuTLS section)).
             #expect(openssl.isTrusted, "\(variation): \(both)")
             #expect(!gnutls.isTrusted)
             #expect(gnutls.primaryFailure?.code == code, "\(variation): \(both)")
