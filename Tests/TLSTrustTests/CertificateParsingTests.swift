@@ -91,19 +91,7 @@ struct CertificateParsingTests {
 /// Runs `/usr/bin/openssl` for cross-checks.
 enum OpenSSLTool {
     static func run(_ arguments: [String], input: Data) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try runBinary(arguments, input: input), as: UTF8.self)
     }
 
     static func runBinary(_ arguments: [String], input: Data) throws -> Data {

@@ -31,22 +31,6 @@ struct GnuTLSBackendTests {
 
     // MARK: The scenario catalogue
 
-    @Test(arguments: TestScenario.Kind.allCases)
-    func scenarioVerdict(_ kind: TestScenario.Kind) throws {
-        let scenario = try TestScenario.make(kind)
-        let evaluation = evaluate(scenario)
-        switch scenario.expectation {
-        case .trusted:
-            #expect(evaluation.isTrusted, "\(kind): \(evaluation.failures)")
-            #expect(evaluation.result == .proceed)
-            #expect(evaluation.chain.last.map { scenario.anchors.certificates.contains($0) } == true)
-        case .rejected(let code):
-            #expect(!evaluation.isTrusted)
-            #expect(evaluation.primaryFailure?.code == code, "\(kind): \(evaluation.failures)")
-        }
-        #expect(evaluation.backendName == "gnutls")
-    }
-
     /// Same minted certificates, same policies: the GnuTLS backend reaches OpenSSL's verdict, primary
     /// code and depth, and reports the same chain.
     @Test(arguments: TestScenario.Kind.allCases)
@@ -591,37 +575,6 @@ struct GnuTLSBackendTests {
         }
     }
 
-    @Test func concurrentEvaluationsWithDifferentDates() async throws {
-        let pki = try TestHierarchy.make()
-        let rsa = try TestHierarchy.make(keyAlgorithm: .rsa2048)
-        let anchors = TrustAnchors.only(pki.anchors.certificates + rsa.anchors.certificates)
-        let now = Date()
-        let later = Date(timeIntervalSinceNow: 400 * Self.day)
-        let backend = self.backend
-        let outcomes = await withTaskGroup(of: (Int, Bool, TrustFailureCode?).self) { group in
-            for i in 0..<200 {
-                let chain = i % 4 < 2 ? pki.chain : rsa.chain
-                group.addTask {
-                    var trust = Trust(certificates: chain.certificates, policies: [.ssl(hostname: Self.host)], anchors: anchors)
-                    trust.verificationDate = i % 2 == 0 ? now : later
-                    let evaluation = trust.evaluate(using: backend)
-                    return (i, evaluation.isTrusted, evaluation.primaryFailure?.code)
-                }
-            }
-            var all: [(Int, Bool, TrustFailureCode?)] = []
-            for await outcome in group { all.append(outcome) }
-            return all
-        }
-        #expect(outcomes.count == 200)
-        for (i, trusted, code) in outcomes {
-            if i % 2 == 0 {
-                #expect(trusted, "evaluation \(i) at now")
-            } else {
-                #expect(!trusted && code == .expired, "evaluation \(i) a year later")
-            }
-        }
-    }
-
     // MARK: Depth
 
     @Test func maximumDepthCountsIntermediates() throws {
@@ -692,14 +645,6 @@ struct GnuTLSBackendTests {
             #expect(throws: TLSTrustError(.malformedCertificate, "")) { try backend.parseCertificate(derEncoded: bad) }
         }
         #expect(try backend.parseCertificate(derEncoded: der).derEncoded == der)
-    }
-
-    @Test(arguments: TestKeyAlgorithm.allCases)
-    func subjectPublicKeyInfoIsTheCoresOwn(_ algorithm: TestKeyAlgorithm) throws {
-        let certificate = try TestPKI.issue(.leaf(commonName: "spki.example.com", keyAlgorithm: algorithm)).certificate
-        let key = try backend.publicKey(of: certificate)
-        #expect(key.subjectPublicKeyInfoDER == certificate.publicKey.subjectPublicKeyInfoDER)
-        #expect(key.pin == certificate.publicKey.pin)
     }
 
     @Test func identity() {

@@ -29,24 +29,6 @@ struct MbedTLSBackendTests {
 
     // MARK: The scenario catalogue
 
-    /// Every scenario reaches the catalogue's verdict, except Ed25519, which mbedTLS 2.28 lacks.
-    @Test(arguments: TestScenario.Kind.allCases)
-    func scenarioVerdict(_ kind: TestScenario.Kind) throws {
-        let scenario = try TestScenario.make(kind)
-        let evaluation = evaluate(scenario)
-        let expected: TestScenario.Expectation = kind == .validEd25519 ? .rejected(.weakAlgorithm) : scenario.expectation
-        switch expected {
-        case .trusted:
-            #expect(evaluation.isTrusted, "\(kind): \(evaluation.failures)")
-            #expect(evaluation.result == .proceed)
-            #expect(evaluation.chain.last.map { scenario.anchors.certificates.contains($0) } == true)
-        case .rejected(let code):
-            #expect(!evaluation.isTrusted)
-            #expect(evaluation.primaryFailure?.code == code, "\(kind): \(evaluation.failures)")
-        }
-        #expect(evaluation.backendName == "mbedtls")
-    }
-
     @Test func validChainIsBuiltFromTheGivenCertificates() throws {
         for algorithm in [TestKeyAlgorithm.ecdsaP256, .ecdsaP384, .rsa2048] {
             let pki = try TestHierarchy.make(keyAlgorithm: algorithm)
@@ -288,39 +270,6 @@ struct MbedTLSBackendTests {
         #expect(anchorExpired.primaryFailure?.certificateIndex == 2)
     }
 
-    @Test func concurrentEvaluationsWithDifferentDates() async throws {
-        let pki = try TestHierarchy.make()
-        let rsa = try TestHierarchy.make(keyAlgorithm: .rsa2048)
-        let anchors = TrustAnchors.only(pki.anchors.certificates + rsa.anchors.certificates)
-        let store = try #require(try anchors.store(for: backend) as? MbedTLSAnchorStore)
-        #expect(store.allECKeysWarmedUp)
-        let now = Date()
-        let later = Date(timeIntervalSinceNow: 400 * Self.day)
-        let backend = self.backend
-        let outcomes = await withTaskGroup(of: (Int, Bool, TrustFailureCode?).self) { group in
-            for i in 0..<200 {
-                let chain = i % 4 < 2 ? pki.chain : rsa.chain
-                group.addTask {
-                    var trust = Trust(certificates: chain.certificates, policies: [.ssl(hostname: Self.host)], anchors: anchors)
-                    trust.verificationDate = i % 2 == 0 ? now : later
-                    let evaluation = trust.evaluate(using: backend)
-                    return (i, evaluation.isTrusted, evaluation.primaryFailure?.code)
-                }
-            }
-            var all: [(Int, Bool, TrustFailureCode?)] = []
-            for await outcome in group { all.append(outcome) }
-            return all
-        }
-        #expect(outcomes.count == 200)
-        for (i, trusted, code) in outcomes {
-            if i % 2 == 0 {
-                #expect(trusted, "evaluation \(i) at now")
-            } else {
-                #expect(!trusted && code == .expired, "evaluation \(i) a year later")
-            }
-        }
-    }
-
     // MARK: Depth
 
     @Test func maximumDepthCountsIntermediates() throws {
@@ -411,14 +360,6 @@ struct MbedTLSBackendTests {
         #expect(evaluation.primaryFailure?.code == .weakAlgorithm)
         #expect(evaluation.primaryFailure?.nativeDescription.contains("unsupported algorithm") == true)
         #expect(evaluation.chain.count == 3)
-    }
-
-    @Test(arguments: [TestKeyAlgorithm.ecdsaP256, .ecdsaP384, .rsa2048])
-    func subjectPublicKeyInfoIsTheCoresOwn(_ algorithm: TestKeyAlgorithm) throws {
-        let certificate = try TestPKI.issue(.leaf(commonName: "spki.example.com", keyAlgorithm: algorithm)).certificate
-        let key = try backend.publicKey(of: certificate)
-        #expect(key.subjectPublicKeyInfoDER == certificate.publicKey.subjectPublicKeyInfoDER)
-        #expect(key.pin == certificate.publicKey.pin)
     }
 
     @Test func identity() {
