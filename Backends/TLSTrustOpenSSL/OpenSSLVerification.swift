@@ -78,8 +78,12 @@ struct OpenSSLVerification {
         case .dnsName(var name)?:
             // An absolute name ("www.example.com.") is the same host; OpenSSL would refuse it.
             if name.hasSuffix(".") && name.count > 1 { name.removeLast() }
-            // Wildcards only as a whole left-most label; the CN is consulted only without DNS SANs.
-            X509_VERIFY_PARAM_set_hostflags(param, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+            // Wildcards only as a whole left-most label; the CN is consulted only when the leaf has
+            // no subjectAltName at all (OpenSSL alone would also fall back when the SANs hold only
+            // IP addresses).
+            var hostFlags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
+            if request.leaf.hasSubjectAltName { hostFlags |= UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT) }
+            X509_VERIFY_PARAM_set_hostflags(param, hostFlags)
             guard !name.utf8.contains(0), X509_VERIFY_PARAM_set1_host(param, name, name.utf8.count) == 1 else {
                 return fail(.invalidPolicy, "OpenSSL refuses the host name '\(name)'")
             }
@@ -113,6 +117,16 @@ struct OpenSSLVerification {
             failures.append(TrustFailure(
                 OpenSSLVerifyErrors.portableCode(error), certificateIndex: Int(depth),
                 nativeCode: Int(error), nativeDescription: OpenSSLVerifyErrors.text(error)))
+        }
+        // Fail closed on the host: the core's RFC 6125 matcher, shared by every backend, must agree.
+        if let host = request.host, !request.leaf.matches(host),
+           !failures.contains(where: { $0.code == .hostnameMismatch || $0.code == .ipAddressMismatch }) {
+            let (code, error) = host.isIPAddress
+                ? (TrustFailureCode.ipAddressMismatch, X509_V_ERR_IP_ADDRESS_MISMATCH)
+                : (.hostnameMismatch, X509_V_ERR_HOSTNAME_MISMATCH)
+            failures.append(TrustFailure(
+                code, certificateIndex: 0, nativeCode: Int(error),
+                nativeDescription: OpenSSLVerifyErrors.text(error) + " (by TLSTrust's RFC 6125 check)"))
         }
         if verified != 1 && failures.isEmpty {
             // Fail closed: OpenSSL refused without calling back (an internal error).

@@ -72,6 +72,13 @@ extension ConformanceCase {
         }) { _, t in
             t.policies = [.ssl(hostname: "cn-only.example.com")]
         },
+        hierarchy("noCommonNameFallbackWhenOnlyIPAddressSANs", .rejected(.hostnameMismatch), make: {
+            try TestHierarchy.make(leafDNSNames: [], leafIPAddresses: ["192.0.2.10"],
+                                   customizeLeaf: { $0.commonName = "www.example.com" })
+        }) { _, _ in },
+        hierarchy("commonNameUsedWithoutAnySAN", .trusted, make: {
+            try TestHierarchy.make(leafDNSNames: [], customizeLeaf: { $0.commonName = "www.example.com" })
+        }) { _, _ in },
         hierarchy("ipLiteralIsNotMatchedAgainstDNSNames", .rejected(.ipAddressMismatch), make: {
             try TestHierarchy.make(leafDNSNames: ["127.0.0.1"])
         }) { _, t in

@@ -75,7 +75,6 @@ struct GnuTLSBackendTests {
 
     /// Where GnuTLS refuses what OpenSSL accepts, and why (mirrored in docs/backends.md (GnuTLS section)).
     static let documentedDifferences: [Variation: (TrustFailureCode, String)] = [
-        .commonNameBesideIPSAN: (.hostnameMismatch, "GnuTLS consults the CN only when the certificate has no dNSName and no iPAddress SAN"),
         .commonNameUnderConstraint: (.nameConstraintsViolated, "GnuTLS holds a SAN-less leaf's CN to DNS name constraints even when it is not a host name"),
         .partialAnchorWithoutBasicConstraints: (.notCertificateAuthority, "GnuTLS tolerates a missing basicConstraints only on a self-signed anchor"),
     ]

@@ -32,9 +32,12 @@ struct HostIdentityTests {
         #expect(!cert.matches(.dnsName("example.com")))
     }
 
-    @Test func commonNameIsUsedOnlyWithoutDNSNames() throws {
+    @Test func commonNameIsUsedOnlyWithoutAnySubjectAltName() throws {
         let cnOnly = try TestPKI.issue(.leaf(commonName: "legacy.example.com")).certificate
+        #expect(!cnOnly.hasSubjectAltName)
         #expect(cnOnly.matches(.dnsName("legacy.example.com")))
+        let cnAndIP = try TestPKI.issue(.leaf(commonName: "legacy.example.com", ipAddresses: ["192.0.2.1"])).certificate
+        #expect(!cnAndIP.matches(.dnsName("legacy.example.com")), "no CN fallback once any SAN is present")
         let withIP = try TestPKI.issue(.leaf(commonName: "127.0.0.1", ipAddresses: ["10.0.0.1"])).certificate
         #expect(!withIP.matches(.ipAddress(IPAddress("127.0.0.1")!)), "IPs never match names or the CN")
         #expect(withIP.matches(.ipAddress(IPAddress("10.0.0.1")!)))

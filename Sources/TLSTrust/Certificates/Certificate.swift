@@ -79,6 +79,8 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// The extendedKeyUsage purposes as dotted OIDs, or nil when the extension is absent
     /// (an absent extension allows every purpose).
     public var extendedKeyUsage: [String]? { fields.extendedKeyUsage }
+    /// True when the certificate carries a subjectAltName extension (whatever names it holds).
+    public var hasSubjectAltName: Bool { fields.extensions.contains { $0.oid == "2.5.29.17" } }
     /// True when the certificate carries a nameConstraints extension.
     public var hasNameConstraints: Bool { fields.hasNameConstraints }
     /// The OIDs of all extensions, with their criticality.

@@ -16,6 +16,12 @@ public enum HostIdentity: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// True for an IP address identity.
+    public var isIPAddress: Bool {
+        if case .ipAddress = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .dnsName(let name): return name
@@ -31,7 +37,9 @@ extension Certificate {
     ///   only as the entire left-most label (`*.example.com`), matches exactly one label, and needs
     ///   at least two labels after it (`*.com` matches nothing). One trailing dot on either side is
     ///   ignored (`www.example.com.` is the same host). The subject common name is
-    ///   consulted only when the certificate has no dNSName SAN at all, as OpenSSL does.
+    ///   consulted only when the certificate has no subjectAltName extension at all (RFC 6125
+    ///   §6.4.4; a certificate that names only IP addresses in its SANs is not valid for a DNS
+    ///   name in its CN).
     /// - IP addresses: compared byte for byte against iPAddress SANs only, never against names.
     ///
     /// Backends whose library cannot do a part of this (mbedTLS has no IP matching) call it.
@@ -40,7 +48,7 @@ extension Certificate {
         case .ipAddress(let ip):
             return ipAddresses.contains(ip)
         case .dnsName(let name):
-            if dnsNames.isEmpty {
+            if !hasSubjectAltName {
                 return subject.attributes.contains { $0.oid == "2.5.4.3" && Self.dnsPattern($0.value, matches: name) }
             }
             return dnsNames.contains { Self.dnsPattern($0, matches: name) }
