@@ -85,6 +85,7 @@ struct BadInput: Sendable, CustomTestStringConvertible {
             return Array(lines.joined(separator: "\n").utf8)
         },
         leafFile("PEM armour around bytes that are not a certificate") { _ in
+            // Deliberately timeless: the base64 decodes to "Not a certificate at all.", never a certificate.
             Array("-----BEGIN CERTIFICATE-----\nTm90IGEgY2VydGlmaWNhdGUgYXQgYWxsLg==\n-----END CERTIFICATE-----\n".utf8)
         },
         leafFile("truncated DER") { pki in Array(pki.leaf.der.prefix(pki.leaf.der.count / 2)) },
@@ -94,6 +95,7 @@ struct BadInput: Sendable, CustomTestStringConvertible {
         leafFile("garbage starting like DER") { _ in [0x30, 0x82, 0xFF, 0xFF] + Array(repeating: 0x41, count: 64) },
         leafFile("text that is not PEM") { _ in Array("hello, I am not a certificate\n".utf8) },
         BadInput(name: "intermediates file: garbage", appliesToCompare: true) { backend, files, _ in
+            // Deliberately malformed and timeless: a BEGIN line with no END and no certificate.
             let path = try files.bytes("bad-intermediates", Array("-----BEGIN CERTIFICATE-----\nAAAA\n".utf8))
             return (valid(backend, files) + ["--intermediates", path], [path])
         },

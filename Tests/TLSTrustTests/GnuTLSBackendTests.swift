@@ -456,46 +456,6 @@ struct GnuTLSBackendTests {
 
     // MARK: Anchors
 
-    @Test func anchorsNeedNotBeSelfSigned() throws {
-        let pki = try TestHierarchy.make()
-        let partial = evaluate([pki.leaf], anchors: [pki.intermediate], policies: [.ssl(hostname: Self.host)])
-        #expect(partial.isTrusted, "\(partial.failures)")
-        #expect(partial.chain == [pki.leaf.certificate, pki.intermediate.certificate])
-        #expect(partial.result == .proceed)
-
-        // Presented and an anchor: the path still ends at the intermediate.
-        let both = evaluate(pki.chain, anchors: [pki.intermediate, pki.root])
-        #expect(both.chain == [pki.leaf.certificate, pki.intermediate.certificate])
-
-        // The leaf itself (issued by the intermediate, not self-signed) as the only anchor.
-        let leafAnchor = evaluate([pki.leaf], anchors: [pki.leaf], policies: [.ssl(hostname: Self.host)])
-        #expect(leafAnchor.isTrusted, "\(leafAnchor.failures)")
-        #expect(leafAnchor.chain == [pki.leaf.certificate])
-        // ... still subject to its dates and host.
-        #expect(evaluate([pki.leaf], anchors: [pki.leaf], at: Date(timeIntervalSinceNow: 60 * Self.day))
-            .primaryFailure?.code == .expired)
-        #expect(evaluate([pki.leaf], anchors: [pki.leaf], policies: [.ssl(hostname: "other.example.com")])
-            .primaryFailure?.code == .hostnameMismatch)
-
-        let selfSigned = try TestPKI.issue(.leaf(commonName: Self.host, dnsNames: [Self.host]))
-        #expect(evaluate([selfSigned], anchors: [selfSigned], policies: [.ssl(hostname: Self.host)]).isTrusted)
-
-        // An anchor that is not a CA cannot issue.
-        let notCA = try TestHierarchy.make(customizeIntermediate: { $0.isCA = false })
-        let refused = evaluate([notCA.leaf], anchors: [notCA.intermediate])
-        #expect(refused.primaryFailure?.code == .notCertificateAuthority)
-        #expect(refused.primaryFailure?.certificateIndex == 1)
-    }
-
-    @Test func intermediatesInAnyOrderWithStrangers() throws {
-        let long = try TestScenario.longChain(intermediates: 5)
-        let stranger = try TestHierarchy.make()
-        let shuffled = [long.chain[0]] + [3, 1, 5, 2, 4].map { long.chain[$0] } + [stranger.intermediate, stranger.leaf]
-        let evaluation = evaluate(shuffled, anchors: long.anchors + [stranger.root])
-        #expect(evaluation.isTrusted, "\(evaluation.failures)")
-        #expect(evaluation.chain == long.chain.certificates + long.anchors.certificates)
-    }
-
     /// GnuTLS's own sorting of an unordered chain gives up beyond 16 certificates; the Swift path
     /// builder hands it the path in order.
     @Test func longShuffledChainsBeyondGnuTLSsSortingLimit() throws {

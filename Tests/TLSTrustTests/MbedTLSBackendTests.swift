@@ -185,58 +185,9 @@ struct MbedTLSBackendTests {
         #expect(evaluate(signingOnly.chain, anchors: signingOnly.anchors).isTrusted)
     }
 
-    // MARK: Anchors
-
-    @Test func anchorsNeedNotBeSelfSigned() throws {
-        let pki = try TestHierarchy.make()
-        let partial = evaluate([pki.leaf], anchors: [pki.intermediate], policies: [.ssl(hostname: Self.host)])
-        #expect(partial.isTrusted, "\(partial.failures)")
-        #expect(partial.chain == [pki.leaf.certificate, pki.intermediate.certificate])
-        #expect(partial.result == .proceed)
-
-        // The leaf itself (issued by the intermediate, not self-signed) as the only anchor.
-        let leafAnchor = evaluate([pki.leaf], anchors: [pki.leaf], policies: [.ssl(hostname: Self.host)])
-        #expect(leafAnchor.isTrusted, "\(leafAnchor.failures)")
-        #expect(leafAnchor.chain == [pki.leaf.certificate])
-        // ... still subject to its dates and host.
-        #expect(evaluate([pki.leaf], anchors: [pki.leaf], at: Date(timeIntervalSinceNow: 60 * Self.day))
-            .primaryFailure?.code == .expired)
-        #expect(evaluate([pki.leaf], anchors: [pki.leaf], policies: [.ssl(hostname: "other.example.com")])
-            .primaryFailure?.code == .hostnameMismatch)
-
-        let selfSigned = try TestPKI.issue(.leaf(commonName: Self.host, dnsNames: [Self.host]))
-        #expect(evaluate([selfSigned], anchors: [selfSigned], policies: [.ssl(hostname: Self.host)]).isTrusted)
-
-        // An anchor that is not a CA cannot issue (OpenSSL: invalid CA certificate at depth 1).
-        let notCA = try TestHierarchy.make(customizeIntermediate: { $0.isCA = false })
-        let refused = evaluate([notCA.leaf], anchors: [notCA.intermediate])
-        #expect(refused.primaryFailure?.code == .notCertificateAuthority)
-        #expect(refused.primaryFailure?.certificateIndex == 1)
-    }
-
-    @Test func intermediatesInAnyOrderWithStrangers() throws {
-        let long = try TestScenario.longChain(intermediates: 5)
-        let stranger = try TestHierarchy.make()
-        let shuffled = [long.chain[0]] + [3, 1, 5, 2, 4].map { long.chain[$0] } + [stranger.intermediate, stranger.leaf]
-        let evaluation = evaluate(shuffled, anchors: long.anchors + [stranger.root])
-        #expect(evaluation.isTrusted, "\(evaluation.failures)")
-        #expect(evaluation.chain == long.chain.certificates + long.anchors.certificates)
-
-        // Two anchors with the same name and different keys: the one whose key verifies is used.
-        let pki = try TestHierarchy.make()
-        let sameName = try TestHierarchy.make().root
-        let twoRoots = evaluate(pki.chain, anchors: [sameName, pki.root])
-        #expect(twoRoots.isTrusted, "\(twoRoots.failures)")
-        #expect(twoRoots.chain.last == pki.root.certificate)
-
-        // Two intermediates with the same name: the one that signed the leaf is preferred.
-        let impostor = try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: pki.root)
-        let twoIntermediates = evaluate([pki.leaf, impostor, pki.intermediate], anchors: pki.anchors)
-        #expect(twoIntermediates.isTrusted, "\(twoIntermediates.failures)")
-        #expect(twoIntermediates.chain[1] == pki.intermediate.certificate)
-    }
-
     // MARK: Dates
+
+    // (Anchors and path building are checked on every backend in TLSTrustConformanceTests/PathBuildingTests.swift.)
 
     @Test func validityIsJudgedAtTheVerificationDate() throws {
         let pki = try TestHierarchy.make()
