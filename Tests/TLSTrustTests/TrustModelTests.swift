@@ -107,3 +107,23 @@ struct TrustModelTests {
         #expect(results.allSatisfy { $0.0 == $0.1 })
     }
 }
+
+@Suite("Anchor store caching")
+struct AnchorCachingTests {
+    @Test func systemStoreAnchorSetsShareOnePreparedStorePerLocation() throws {
+        let backend = OpenSSLTrustBackend()
+        try TemporaryDirectory.with { dir in
+            let h = try TestHierarchy.make()
+            let bundle = dir.appendingPathComponent("bundle.pem")
+            try TestPKI.writePEM(h.anchors, to: bundle)
+            let store = SystemTrustStore(files: [bundle.path])
+            let first = try TrustAnchors([], includingSystemStore: true, systemStore: store).store(for: backend)
+            let second = try TrustAnchors([], includingSystemStore: true, systemStore: store).store(for: backend)
+            #expect(first === second, "a fresh system-store TrustAnchors must not rebuild the store")
+            // Custom anchors are prepared per value.
+            let a = try TrustAnchors.only(h.anchors.certificates).store(for: backend)
+            let b = try TrustAnchors.only(h.anchors.certificates).store(for: backend)
+            #expect(a !== b)
+        }
+    }
+}

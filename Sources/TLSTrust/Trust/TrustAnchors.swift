@@ -9,7 +9,8 @@ import Synchronization
 /// A `TrustAnchors` value caches each backend's prepared form of its certificates (an
 /// `X509_STORE`, a GnuTLS trust list, …) the first time that backend uses it. Keep one value
 /// for the life of your app — in your trust evaluator, say — and every handshake after the
-/// first skips the preparation. Copies share the cache.
+/// first skips the preparation. Copies share the cache; anchor sets that are just the system store
+/// (the default of `Trust`) share one cache per store location for the whole process.
 ///
 /// ```swift
 /// let anchors = TrustAnchors.only([appCA])  // the app's own CA, nothing else
@@ -31,7 +32,11 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
         self.certificates = certificates
         self.includesSystemStore = includingSystemStore
         self.systemStore = systemStore
-        self.cache = PreparedAnchorCache()
+        // The system store alone is what `Trust` uses by default, so a caller who never keeps a
+        // `TrustAnchors` value would otherwise rebuild a ~150-CA store on every handshake. Such
+        // anchor sets share one process-wide cache per store location instead.
+        self.cache = certificates.isEmpty && includingSystemStore
+            ? PreparedAnchorCache.shared(for: systemStore) : PreparedAnchorCache()
     }
 
     /// Only these anchors.
@@ -75,8 +80,21 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
     }
 }
 
-/// Per-backend prepared anchor stores, shared by copies of one `TrustAnchors`.
+/// Per-backend prepared anchor stores, shared by copies of one `TrustAnchors` (and, for the
+/// system store alone, by every `TrustAnchors` naming the same store).
 final class PreparedAnchorCache: Sendable {
     let stores = Mutex<[String: any TrustAnchorStore]>([:])
     let customSet = Mutex<Set<Certificate>?>(nil)
+
+    private static let systemCaches = Mutex<[SystemTrustStore: PreparedAnchorCache]>([:])
+
+    /// The one cache for "the system store at these locations, nothing else".
+    static func shared(for store: SystemTrustStore) -> PreparedAnchorCache {
+        systemCaches.withLock { caches in
+            if let cache = caches[store] { return cache }
+            let cache = PreparedAnchorCache()
+            caches[store] = cache
+            return cache
+        }
+    }
 }
