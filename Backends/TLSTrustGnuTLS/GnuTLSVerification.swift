@@ -113,10 +113,7 @@ struct GnuTLSVerification {
         var hostBytes: [UInt8] = []
         var hostType: gnutls_vdata_types_t?
         switch request.host {
-        case .dnsName(var name)?:
-            // An absolute name ("www.example.com.") is the same host, as for the core and the
-            // OpenSSL backend; GnuTLS alone would refuse it.
-            if name.hasSuffix(".") && name.count > 1 { name.removeLast() }
+        case .dnsName(let name)?:  // an absolute name's trailing dot is already dropped by HostIdentity
             hostBytes = Array(name.utf8) + [0]  // NUL-terminated; GnuTLS matches by RFC 6125
             hostType = GNUTLS_DT_DNS_HOSTNAME
         case .ipAddress(let ip)?:

@@ -75,9 +75,7 @@ struct OpenSSLVerification {
         case .any: break
         }
         switch request.host {
-        case .dnsName(var name)?:
-            // An absolute name ("www.example.com.") is the same host; OpenSSL would refuse it.
-            if name.hasSuffix(".") && name.count > 1 { name.removeLast() }
+        case .dnsName(let name)?:  // an absolute name's trailing dot is already dropped by HostIdentity
             // Wildcards only as a whole left-most label; the CN is consulted only when the leaf has
             // no subjectAltName at all (OpenSSL alone would also fall back when the SANs hold only
             // IP addresses).

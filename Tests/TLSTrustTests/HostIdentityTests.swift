@@ -21,6 +21,11 @@ struct HostIdentityTests {
         #expect(HostIdentity(text) == .dnsName(text))
     }
 
+    @Test func dropsOneTrailingDotFromAnAbsoluteName() {
+        #expect(HostIdentity("www.example.com.") == .dnsName("www.example.com"))
+        #expect(HostIdentity(".") == .dnsName("."))
+    }
+
     @Test func dnsMatchingFollowsRFC6125() throws {
         let cert = try TestPKI.issue(.leaf(commonName: "ignored.example.com", dnsNames: ["www.example.com", "*.api.example.com"])).certificate
         #expect(cert.matches(.dnsName("www.example.com")))

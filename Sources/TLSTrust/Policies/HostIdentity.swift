@@ -8,9 +8,15 @@ public enum HostIdentity: Sendable, Hashable, CustomStringConvertible {
     case ipAddress(IPAddress)
 
     /// Classifies `text` as an IP literal or a DNS name.
+    ///
+    /// One trailing dot is dropped from a DNS name: an absolute name (`www.example.com.`) is the
+    /// same host, and certificates never carry the dot. Done here, once, so that every backend
+    /// receives the same name (OpenSSL and GnuTLS alone would refuse the absolute form).
     public init(_ text: String) {
         if let ip = IPAddress(text) {
             self = .ipAddress(ip)
+        } else if text.hasSuffix(".") && text.count > 1 {
+            self = .dnsName(String(text.dropLast()))
         } else {
             self = .dnsName(text)
         }
