@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An X.509 certificate: its exact DER bytes and the fields people and policies look at.
 ///
@@ -18,6 +19,8 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     final class Storage: Sendable {
         let der: [UInt8]
         let fields: ParsedCertificate
+        /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
+        let verificationKeys = Mutex<[String: any SignatureVerificationKey]>([:])
         init(der: [UInt8], fields: ParsedCertificate) {
             self.der = der
             self.fields = fields
@@ -91,6 +94,22 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// True when `date` lies within `notValidBefore...notValidAfter`.
     public func isValid(at date: Date) -> Bool {
         date >= fields.notValidBefore && date <= fields.notValidAfter
+    }
+
+    /// The subject public key imported into `backend`'s library, imported on first use and kept
+    /// with this certificate (and its copies), so that an intermediate or anchor seen on every
+    /// handshake is decoded by the library once.
+    ///
+    /// - Throws: what ``TrustBackend/importPublicKey(_:)`` throws; failures are not cached.
+    public func verificationKey(for backend: some TrustBackend) throws -> any SignatureVerificationKey {
+        let name = backend.name
+        if let key = storage.verificationKeys.withLock({ $0[name] }) { return key }
+        let key = try backend.importPublicKey(publicKey)
+        return storage.verificationKeys.withLock { keys in
+            if let existing = keys[name] { return existing }
+            keys[name] = key
+            return key
+        }
     }
 
     /// SHA-256 over the DER, as `openssl x509 -fingerprint -sha256` computes it.

@@ -27,6 +27,11 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     public let derEncoded: [UInt8]
     /// The attributes in encoded order (most significant first, as certificates store them).
     public let attributes: [Attribute]
+    /// The name as RFC 5280 §7.1 compares it (see ``NormalizedName``).
+    public let normalized: NormalizedName
+
+    /// True for a name with no attributes (an empty SEQUENCE).
+    public var isEmpty: Bool { attributes.isEmpty }
 
     /// The first commonName attribute, if any.
     public var commonName: String? { attributes.first { $0.oid == "2.5.4.3" }?.value }
@@ -43,19 +48,27 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         guard node.identifier == DERTag.sequence else { throw DERError(description: "Name is not a SEQUENCE") }
         derEncoded = Array(bytes[node.encoded])
         var attributes: [Attribute] = []
+        var normalizedRDNs: [[NormalizedName.Value]] = []
         var rdns = DERReader(bytes, contentsOf: node)
         while !rdns.isAtEnd {
             let rdn = try rdns.read(DERTag.set, "RelativeDistinguishedName")
             var atvs = DERReader(bytes, contentsOf: rdn)
+            var normalizedRDN: [NormalizedName.Value] = []
+            guard !atvs.isAtEnd else { throw DERError(description: "empty RelativeDistinguishedName") }
             while !atvs.isAtEnd {
                 let atv = try atvs.read(DERTag.sequence, "AttributeTypeAndValue")
                 var fields = DERReader(bytes, contentsOf: atv)
                 let oid = try fields.read(DERTag.objectIdentifier, "attribute type").objectIdentifier(in: bytes)
                 let valueNode = try fields.readAny()
-                attributes.append(Attribute(oid: oid, value: Self.decodeString(bytes, valueNode)))
+                guard fields.isAtEnd else { throw DERError(description: "extra data in AttributeTypeAndValue") }
+                let value = Self.decodeString(bytes, valueNode)
+                attributes.append(Attribute(oid: oid, value: value))
+                normalizedRDN.append(NormalizedName.Value(oid: oid, bytes: bytes, node: valueNode, decoded: value))
             }
+            normalizedRDNs.append(normalizedRDN.sorted())
         }
         self.attributes = attributes
+        self.normalized = NormalizedName(rdns: normalizedRDNs)
     }
 
     /// Decodes the directory-string types seen in practice; anything else is shown as hex.

@@ -9,7 +9,8 @@
 public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case basicX509
-        case ssl(isServer: Bool, host: HostIdentity?)
+        case ssl(isServer: Bool, host: HostIdentity?, allowsCommonName: Bool)
+        case profile(ValidationProfile)
         case purpose(KeyPurpose)
         case maximumChainDepth(Int)
     }
@@ -29,8 +30,16 @@ public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
     ///   - server: true to verify a server's certificate (default), false a client's.
     ///   - hostname: a DNS name or an IP literal; nil skips name checking (as a client-side
     ///     policy needs). For servers, passing nil is almost always a mistake.
-    public static func ssl(server: Bool = true, hostname: String? = nil) -> TrustPolicy {
-        TrustPolicy(kind: .ssl(isServer: server, host: hostname.map(HostIdentity.init)))
+    ///   - allowingCommonName: opt in to the legacy fallback: a leaf with no subjectAltName of the
+    ///     host's type may match by its subject common name (name constraints then apply to that
+    ///     name too). Off by default, as in Chrome since 58, Go since 1.15 and rustls.
+    public static func ssl(server: Bool = true, hostname: String? = nil, allowingCommonName: Bool = false) -> TrustPolicy {
+        TrustPolicy(kind: .ssl(isServer: server, host: hostname.map(HostIdentity.init), allowsCommonName: allowingCommonName))
+    }
+
+    /// The structural rules to validate under (default: ``ValidationProfile/webPKI``).
+    public static func profile(_ profile: ValidationProfile) -> TrustPolicy {
+        TrustPolicy(kind: .profile(profile))
     }
 
     /// Requires the leaf's extended key usage to allow `purpose` (a leaf without the extension allows all).
@@ -47,8 +56,9 @@ public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .basicX509: return "basicX509"
-        case .ssl(let isServer, let host):
-            return "ssl(\(isServer ? "server" : "client")\(host.map { ", host: \($0)" } ?? ""))"
+        case .ssl(let isServer, let host, let cn):
+            return "ssl(\(isServer ? "server" : "client")\(host.map { ", host: \($0)" } ?? "")\(cn ? ", allowing common name" : ""))"
+        case .profile(let p): return "profile(\(p))"
         case .purpose(let p): return "purpose(\(p))"
         case .maximumChainDepth(let n): return "maximumChainDepth(\(n))"
         }

@@ -21,6 +21,9 @@ public struct Trust: Sendable {
     public var anchors: TrustAnchors
     /// The instant validity is judged at; nil means now (read when `evaluate` is called).
     public var verificationDate: Date?
+    /// Which verifier decides: the core's validation engine (default) or, for comparison, the
+    /// backend library's own verifier as it is.
+    public var engine: TrustEngine = .core
 
     /// - Parameters:
     ///   - certificates: leaf first, then intermediates in any order.
@@ -52,7 +55,11 @@ public struct Trust: Sendable {
         do {
             return backend.evaluate(try makeRequest(for: backend))
         } catch let error as TLSTrustError {
-            let code: TrustFailureCode = error.code == .invalidArgument ? .invalidPolicy : .internalError
+            let code: TrustFailureCode = switch error.code {
+            case .invalidArgument: .invalidPolicy
+            case .unsupported: .unsupported
+            default: .internalError
+            }
             return Self.refusal(code, error.message, backend: backend.name)
         } catch {
             return Self.refusal(.internalError, "\(error)", backend: backend.name)
@@ -80,11 +87,19 @@ public struct Trust: Sendable {
         var impliedPurpose: KeyPurpose?
         var explicitPurpose: KeyPurpose?
         var depth: Int?
+        var allowsCommonName = false
+        var profile: ValidationProfile?
         for policy in policies {
             switch policy.kind {
             case .basicX509:
                 continue
-            case .ssl(let isServer, let h):
+            case .profile(let p):
+                if let profile, profile != p {
+                    throw TLSTrustError(.invalidArgument, "contradictory policies: profiles \(profile) and \(p)")
+                }
+                profile = p
+            case .ssl(let isServer, let h, let cn):
+                allowsCommonName = allowsCommonName || cn
                 if let h {
                     if let host, host != h {
                         throw TLSTrustError(.invalidArgument, "contradictory policies: host names \(host) and \(h)")
@@ -109,12 +124,15 @@ public struct Trust: Sendable {
         return TrustEvaluationRequest(
             leaf: leaf,
             intermediates: Array(certificates.dropFirst()),
-            anchorStore: try anchors.store(for: backend),
-            customAnchors: anchors.customSet,
+            anchors: anchors,
             host: host,
+            allowsCommonNameFallback: allowsCommonName,
             purpose: explicitPurpose ?? impliedPurpose ?? .any,
             maximumIntermediates: depth,
-            verificationDate: verificationDate ?? Date()
+            verificationDate: verificationDate ?? Date(),
+            hasExplicitVerificationDate: verificationDate != nil,
+            profile: profile ?? .webPKI,
+            engine: engine
         )
     }
 

@@ -71,6 +71,17 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The engine's index of all anchors (custom and system), made on first use and cached.
+    var index: AnchorIndex {
+        if let i = cache.index.withLock({ $0 }) { return i }
+        let made = AnchorIndex(allCertificates)
+        return cache.index.withLock { slot in
+            if let existing = slot { return existing }
+            slot = made
+            return made
+        }
+    }
+
     /// The custom anchors as a set, for `.proceed` detection and partial chains.
     var customSet: Set<Certificate> {
         if let s = cache.customSet.withLock({ $0 }) { return s }
@@ -85,6 +96,7 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
 final class PreparedAnchorCache: Sendable {
     let stores = Mutex<[String: any TrustAnchorStore]>([:])
     let customSet = Mutex<Set<Certificate>?>(nil)
+    let index = Mutex<AnchorIndex?>(nil)
 
     private static let systemCaches = Mutex<[SystemTrustStore: PreparedAnchorCache]>([:])
 

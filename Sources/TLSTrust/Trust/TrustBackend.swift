@@ -1,6 +1,11 @@
 import Foundation
 
-/// The plugin seam: what a TLS library must provide to evaluate trust for TLSTrust.
+/// The plugin seam: what a TLS library provides to TLSTrust.
+///
+/// Trust is decided by the core's validation engine (``ValidationEngine``), the same on every
+/// backend. A backend supplies only what a library must: parsing with the library, public-key
+/// import and signature verification for the engine, and — for comparison runs and differential
+/// tests — the library's own verifier as it is (``evaluateNatively(_:)``).
 ///
 /// A backend lives in its own module (`TLSTrustOpenSSL`, `TLSTrustGnuTLS`, `TLSTrustMbedTLS`) that
 /// wraps one C library; the core never imports C. Backends are registered by name in
@@ -8,16 +13,18 @@ import Foundation
 ///
 /// Requirements every conforming type must meet:
 /// - It is safe to call from many tasks at once.
-/// - It fails closed: any input it cannot handle yields an untrusted evaluation or a thrown
-///   ``TLSTrustError``, never a trusted verdict.
-/// - It honours every field of ``TrustEvaluationRequest``; where the library cannot do something
-///   itself, the backend does it correctly in Swift (and documents it in `docs/backends.md`);
-///   only when that is impossible does it report `.unsupported`.
+/// - It holds no validation rule of its own: path building, validity, constraints, names and
+///   algorithm policy belong to the engine. (Its native verifier is the library's call, unadorned.)
+/// - It declares what it can do in ``capabilities``; the core refuses requests beyond that.
+/// - It fails closed: an input it cannot handle gives `false`, a thrown ``TLSTrustError`` or an
+///   untrusted evaluation, never trust.
 public protocol TrustBackend: Sendable {
     /// The registry name, lowercase (`openssl`, `gnutls`, `mbedtls`).
     var name: String { get }
     /// The library and version actually linked at run time, e.g. `OpenSSL 3.0.19 30 Sep 2025`.
     var libraryVersion: String { get }
+    /// What this backend can verify and what its native verifier can be told.
+    var capabilities: TrustBackendCapabilities { get }
 
     /// Parses DER with the library, so a certificate the library cannot read is refused up front.
     func parseCertificate(derEncoded: [UInt8]) throws -> Certificate
@@ -25,25 +32,56 @@ public protocol TrustBackend: Sendable {
     /// Extracts the SubjectPublicKeyInfo with the library (independently of the core's parser).
     func publicKey(of certificate: Certificate) throws -> PublicKey
 
+    /// Imports a public key into the library, for the engine's signature checks.
+    ///
+    /// Called at most once per certificate and backend (the result is cached on the certificate).
+    /// - Throws: `TLSTrustError` `.malformedKey` when the library cannot use the key,
+    ///   `.unsupported` when it does not support the key's algorithm at all.
+    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey
+
     /// The system trust store's anchors as this backend uses them.
     ///
     /// The default implementation reads `store` with the core's loader, so that "system trust"
-    /// means the same certificates on every backend (a library's own idea of the default paths
-    /// differs: GnuTLS ignores `SSL_CERT_FILE`, mbedTLS has no notion of a system store at all).
+    /// means the same certificates on every backend.
     func systemAnchors(from store: SystemTrustStore) -> [Certificate]
 
-    /// Prepares the library's representation of a set of anchors (an `X509_STORE`, a GnuTLS trust
-    /// list, an mbedTLS CA chain). Called once per anchor set and cached by ``TrustAnchors``, so
-    /// that the per-handshake path only parses the peer's chain.
+    /// Prepares the library's representation of a set of anchors for its native verifier (an
+    /// `X509_STORE`, a GnuTLS trust list, an mbedTLS CA chain). Called once per anchor set and
+    /// cached by ``TrustAnchors``; never called for engine evaluations.
     func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore
 
-    /// Verifies `request.leaf` up to an anchor in `request.anchorStore`.
-    func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation
+    /// The library's own verifier, as it is, with nothing added in Swift: for comparison runs
+    /// (`tlstrust compare`, the conformance table) and as a differential oracle in tests. Its
+    /// deviations from the engine are documented per backend in `docs/backends.md`.
+    ///
+    /// The core has already checked the request against ``NativeVerifierFeatures``.
+    func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation
 }
 
 extension TrustBackend {
     public func systemAnchors(from store: SystemTrustStore) -> [Certificate] {
         store.certificates()
+    }
+
+    /// Evaluates `request` with the engine the request names (the core's validation engine unless
+    /// `request.engine` is `.native`), after checking that this backend can honour it.
+    public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
+        switch request.engine {
+        case .core:
+            return ValidationEngine(request: request, backend: self).evaluate()
+        case .native:
+            let missing = request.requiredNativeFeatures.subtracting(capabilities.nativeVerifier)
+            guard missing.isEmpty else {
+                return request.refusal(.unsupported, "\(name)'s native verifier cannot honour: \(missing) (unsupported)", backendName: name)
+            }
+            let store: any TrustAnchorStore
+            do {
+                store = try request.anchors.store(for: self)
+            } catch {
+                return request.refusal(.internalError, "\(name): cannot prepare the anchors: \(error)", backendName: name)
+            }
+            return ResultCheck.checked(evaluateNatively(request, anchorStore: store), for: request)
+        }
     }
 }
 
@@ -53,46 +91,89 @@ public protocol TrustAnchorStore: AnyObject, Sendable {
     var certificates: [Certificate] { get }
 }
 
-/// Everything a backend needs for one evaluation, already resolved from the `Trust`'s policies.
+/// Which verifier decides an evaluation.
+public enum TrustEngine: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// TLSTrust's validation engine; the backend supplies parsing and signatures (the default).
+    case core
+    /// The library's own verifier as it is, for comparison.
+    case native
+
+    public var description: String { rawValue }
+}
+
+/// Everything needed for one evaluation, already resolved from the `Trust`'s policies.
 public struct TrustEvaluationRequest: Sendable {
     /// The certificate to verify.
     public let leaf: Certificate
     /// Untrusted certificates that may help build the path, in any order, some possibly unrelated.
     public let intermediates: [Certificate]
-    /// The prepared anchors (custom, system, or both), made by this backend's `makeAnchorStore`.
-    public let anchorStore: any TrustAnchorStore
-    /// The anchors the app supplied itself (a subset of the store): a path ending here is `.proceed`,
-    /// and any of them ends a path even if it is not self-signed (partial chains).
-    public let customAnchors: Set<Certificate>
+    /// What the path may end at.
+    public let anchors: TrustAnchors
     /// The name the leaf must carry, if any.
     public let host: HostIdentity?
+    /// Whether a leaf without a SAN of the host's type may match by its subject common name.
+    public let allowsCommonNameFallback: Bool
     /// The extended key usage the leaf must allow.
     public let purpose: KeyPurpose
     /// The maximum number of intermediates between leaf and anchor, if limited.
     public let maximumIntermediates: Int?
     /// The instant at which validity is judged.
     public let verificationDate: Date
+    /// Whether `verificationDate` was chosen by the caller (rather than "now").
+    public let hasExplicitVerificationDate: Bool
+    /// The structural rules to apply.
+    public let profile: ValidationProfile
+    /// Which verifier decides.
+    public let engine: TrustEngine
 
     public init(
-        leaf: Certificate, intermediates: [Certificate], anchorStore: any TrustAnchorStore,
-        customAnchors: Set<Certificate>, host: HostIdentity?, purpose: KeyPurpose,
-        maximumIntermediates: Int?, verificationDate: Date
+        leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors,
+        host: HostIdentity? = nil, allowsCommonNameFallback: Bool = false, purpose: KeyPurpose = .any,
+        maximumIntermediates: Int? = nil, verificationDate: Date = Date(), hasExplicitVerificationDate: Bool = false,
+        profile: ValidationProfile = .webPKI, engine: TrustEngine = .core
     ) {
         self.leaf = leaf
         self.intermediates = intermediates
-        self.anchorStore = anchorStore
-        self.customAnchors = customAnchors
+        self.anchors = anchors
         self.host = host
+        self.allowsCommonNameFallback = allowsCommonNameFallback
         self.purpose = purpose
         self.maximumIntermediates = maximumIntermediates
         self.verificationDate = verificationDate
+        self.hasExplicitVerificationDate = hasExplicitVerificationDate
+        self.profile = profile
+        self.engine = engine
     }
 
-    /// Makes the evaluation for a chain a backend built and the failures it found, deciding
-    /// `.proceed` versus `.unspecified` from whether the chain ends at a custom anchor.
+    /// The anchors the app supplied itself: a path ending at one of them is `.proceed`.
+    public var customAnchors: Set<Certificate> { anchors.customSet }
+
+    /// What a native verifier must support to honour this request.
+    public var requiredNativeFeatures: NativeVerifierFeatures {
+        var f: NativeVerifierFeatures = []
+        if hasExplicitVerificationDate { f.insert(.verificationTime) }
+        switch host {
+        case .dnsName?: f.insert(.dnsHostName)
+        case .ipAddress?: f.insert(.ipAddressHost)
+        case nil: break
+        }
+        if purpose != .any { f.insert(.purpose) }
+        if maximumIntermediates != nil { f.insert(.maximumDepth) }
+        if anchors.certificates.contains(where: { !$0.isSelfIssued }) { f.insert(.partialChains) }
+        return f
+    }
+
+    /// Makes the evaluation for a chain and the failures found, deciding `.proceed` versus
+    /// `.unspecified` from whether the chain ends at a custom anchor.
     public func evaluation(chain: [Certificate], failures: [TrustFailure], backendName: String) -> TrustEvaluation {
         let anchored = chain.last.map { customAnchors.contains($0) } ?? false
         return TrustEvaluation(chain: chain, failures: failures, backendName: backendName, anchoredAtCustomAnchor: anchored)
+    }
+
+    /// An untrusted evaluation with one failure that concerns no single certificate.
+    public func refusal(_ code: TrustFailureCode, _ message: String, backendName: String) -> TrustEvaluation {
+        evaluation(chain: [leaf], failures: [TrustFailure(code, certificateIndex: nil, nativeCode: 0, nativeDescription: message)],
+                   backendName: backendName)
     }
 
     /// The verification date as whole Unix seconds (what C libraries take).

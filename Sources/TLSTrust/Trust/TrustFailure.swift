@@ -35,6 +35,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
         case badSignature, notCertificateAuthority, pathLengthExceeded, nameConstraintsViolated
         case purposeNotAllowed, chainTooLong, weakAlgorithm, malformedCertificate, invalidKeyUsage
         case unhandledCriticalExtension, invalidPolicy, revoked, internalError
+        case budgetExhausted, unsupported
     }
 
     let value: Value
@@ -78,6 +79,12 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
     public static let revoked = Self(.revoked)
     /// The backend failed for a reason that says nothing about the chain (out of memory, a library bug).
     public static let internalError = Self(.internalError)
+    /// Path building or name-constraint checking used up its work budget before finding a valid
+    /// path: the input is hostile or absurd, and it is refused rather than worked on without end.
+    public static let budgetExhausted = Self(.budgetExhausted)
+    /// The backend cannot honour the request at all (an option its native verifier lacks, a
+    /// signature algorithm its library cannot verify). Not a verdict on the chain.
+    public static let unsupported = Self(.unsupported)
 
     /// Every code, for tables and documentation.
     public static var allCases: [TrustFailureCode] { Value.allCases.map(Self.init) }
@@ -91,7 +98,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
     /// same primary reason whatever order its library found them in.
     public var rank: Int {
         let order: [Value] = [
-            .malformedCertificate, .internalError, .invalidPolicy, .badSignature, .weakAlgorithm,
+            .unsupported, .malformedCertificate, .internalError, .invalidPolicy, .budgetExhausted, .badSignature, .weakAlgorithm,
             .unhandledCriticalExtension, .unknownIssuer, .untrustedRoot, .notCertificateAuthority,
             .invalidKeyUsage, .pathLengthExceeded, .chainTooLong, .nameConstraintsViolated, .revoked,
             .expired, .notYetValid, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
@@ -105,7 +112,8 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
     public var isRecoverable: Bool {
         switch value {
         case .badSignature, .malformedCertificate, .notCertificateAuthority, .pathLengthExceeded,
-             .nameConstraintsViolated, .unhandledCriticalExtension, .revoked, .internalError:
+             .nameConstraintsViolated, .unhandledCriticalExtension, .revoked, .internalError,
+             .budgetExhausted, .unsupported:
             return false
         default:
             return true

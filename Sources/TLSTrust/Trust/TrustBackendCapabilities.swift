@@ -1,0 +1,46 @@
+/// What a backend can do, declared up front so that the core can refuse a request the backend
+/// cannot honour (as `.unsupported`) instead of letting the backend silently drop part of it.
+///
+/// The core computes what each request needs (``TrustEvaluationRequest/requiredNativeFeatures``)
+/// and compares it with this declaration before the backend is called: a field added to the
+/// request later is therefore refused by a backend that never declared it, not ignored.
+public struct TrustBackendCapabilities: Sendable {
+    /// The signature schemes ``SignatureVerificationKey/isValidSignature(_:for:scheme:)`` handles.
+    public var signatureSchemes: Set<SignatureScheme>
+    /// What the library's own verifier (``TrustBackend/evaluateNatively(_:)``) can be told.
+    public var nativeVerifier: NativeVerifierFeatures
+
+    public init(signatureSchemes: Set<SignatureScheme>, nativeVerifier: NativeVerifierFeatures) {
+        self.signatureSchemes = signatureSchemes
+        self.nativeVerifier = nativeVerifier
+    }
+}
+
+/// The request fields a library's own verifier can honour.
+public struct NativeVerifierFeatures: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Validity judged at a date other than now.
+    public static let verificationTime = Self(rawValue: 1 << 0)
+    /// A DNS host name to match.
+    public static let dnsHostName = Self(rawValue: 1 << 1)
+    /// An IP address to match.
+    public static let ipAddressHost = Self(rawValue: 1 << 2)
+    /// An extended-key-usage purpose (serverAuth / clientAuth).
+    public static let purpose = Self(rawValue: 1 << 3)
+    /// A limit on the number of intermediates.
+    public static let maximumDepth = Self(rawValue: 1 << 4)
+    /// Anchors that are not self-signed end a path (partial chains).
+    public static let partialChains = Self(rawValue: 1 << 5)
+
+    static let names: [(Self, String)] = [
+        (.verificationTime, "verification time"), (.dnsHostName, "DNS host name"),
+        (.ipAddressHost, "IP address host"), (.purpose, "purpose"), (.maximumDepth, "maximum depth"),
+        (.partialChains, "partial chains"),
+    ]
+
+    public var description: String {
+        Self.names.filter { contains($0.0) }.map(\.1).joined(separator: ", ")
+    }
+}
