@@ -66,7 +66,10 @@ enum StructuralRules {
         // MARK: Web PKI (relaxed under .rfc5280)
         guard profile == .webPKI else { return out }
         if c.version != 3 { add(.malformedCertificate, "X.509 v\(c.version) certificate (web PKI: v3 only)") }
-        if let problem = serialNumberProblem(c.serialNumber) { add(.malformedCertificate, problem) }
+        // Anchors are trusted by configuration (RFC 5280 §6.1.1 (d): a name and a key), so the
+        // issuance rules below (serial number, AKI) are not held against them.
+        let isAnchor = role == .anchor || role == .leafAnchor
+        if !isAnchor, let problem = serialNumberProblem(c.serialNumber) { add(.malformedCertificate, problem) }
         if role.isCA {
             if c.basicConstraints?.isCritical != true {
                 add(.malformedCertificate, c.basicConstraints == nil
@@ -75,7 +78,7 @@ enum StructuralRules {
             if c.subjectKeyIdentifier == nil { add(.malformedCertificate, "CA certificate without subjectKeyIdentifier") }
             if ku == nil { add(.invalidKeyUsage, "CA certificate without keyUsage") }
         }
-        if !c.isSelfIssued && c.authorityKeyIdentifier?.keyIdentifier == nil {
+        if !isAnchor && !c.isSelfIssued && c.authorityKeyIdentifier?.keyIdentifier == nil {
             add(.malformedCertificate, c.authorityKeyIdentifier == nil
                 ? "certificate without authorityKeyIdentifier (web PKI: required unless self-issued)"
                 : "authorityKeyIdentifier without keyIdentifier")
@@ -93,11 +96,29 @@ enum StructuralRules {
             if c.isCritical(ExtensionOID.extendedKeyUsage) == true {
                 add(.malformedCertificate, "critical extendedKeyUsage in a leaf certificate (web PKI: MUST NOT)")
             }
+            if c.extendedKeyUsage?.contains(ExtendedKeyUsageOID.anyExtendedKeyUsage) == true {
+                add(.purposeNotAllowed, "anyExtendedKeyUsage in a leaf certificate (CA/B Forum BR §7.1.2.7.10: MUST NOT)")
+            }
+            if let problem = commonNameProblem(c) { add(.malformedCertificate, problem) }
         }
         if c.isCritical(ExtensionOID.subjectAltName) == true && !c.subject.isEmpty {
             add(.malformedCertificate, "critical subjectAltName with a non-empty subject (web PKI)")
         }
         return out
+    }
+
+    /// CA/B Forum BR §7.1.4.3: a leaf's subject commonName, when the leaf has subjectAltNames,
+    /// must be exactly one of them: a dNSName byte for byte, or an IP address in its canonical
+    /// text (dotted decimal; RFC 5952 for IPv6). A CN that says something the SANs do not is how
+    /// a certificate gets read differently by verifiers that still look at the CN.
+    static func commonNameProblem(_ c: Certificate) -> String? {
+        guard !c.subjectAltNames.isEmpty else { return nil }
+        for attribute in c.subject.attributes where attribute.oid == HostNameMatcher.commonNameOID {
+            let cn = attribute.value
+            if c.dnsNames.contains(cn) || c.ipAddresses.contains(where: { $0.description == cn }) { continue }
+            return "subject commonName '\(cn)' is not one of the subjectAltNames (CA/B Forum BR §7.1.4.3)"
+        }
+        return nil
     }
 
     /// RFC 5280 §4.1.2.2: positive, at most 20 octets.
