@@ -66,9 +66,6 @@ enum StructuralRules {
         // MARK: Web PKI (relaxed under .rfc5280)
         guard profile == .webPKI else { return out }
         if c.version != 3 { add(.malformedCertificate, "X.509 v\(c.version) certificate (web PKI: v3 only)") }
-        if c.subject.isEmpty && !role.isCA {
-            add(.malformedCertificate, "empty subject name (web PKI: a subject is required)")
-        }
         // Anchors are trusted by configuration (RFC 5280 §6.1.1 (d): a name and a key), so the
         // issuance rules below (serial number, AKI) are not held against them.
         let isAnchor = role == .anchor || role == .leafAnchor
