@@ -107,18 +107,39 @@ enum StructuralRules {
         return out
     }
 
-    /// CA/B Forum BR §7.1.4.3: a leaf's subject commonName, when the leaf has subjectAltNames,
-    /// must be exactly one of them: a dNSName byte for byte, or an IP address in its canonical
-    /// text (dotted decimal; RFC 5952 for IPv6). A CN that says something the SANs do not is how
-    /// a certificate gets read differently by verifiers that still look at the CN.
+    /// CA/B Forum BR §7.1.4.3: a leaf's subject commonName, if it holds an IP address or a domain
+    /// name, must be a byte-for-byte copy of one of the subjectAltNames: an IP address in its
+    /// canonical text (dotted decimal; RFC 5952 for IPv6), a domain name in A-labels and in the
+    /// SAN's exact case. A CN that writes a SAN's value differently (`0xC0A80101`, `192.168.001.001`,
+    /// upper-case IPv6, a U-label, other case) is how one certificate is read as naming different
+    /// hosts by verifiers that still look at the CN. A CN that is simply a different name is not
+    /// refused: private and test PKIs commonly use a descriptive CN.
     static func commonNameProblem(_ c: Certificate) -> String? {
         guard !c.subjectAltNames.isEmpty else { return nil }
         for attribute in c.subject.attributes where attribute.oid == HostNameMatcher.commonNameOID {
             let cn = attribute.value
             if c.dnsNames.contains(cn) || c.ipAddresses.contains(where: { $0.description == cn }) { continue }
-            return "subject commonName '\(cn)' is not one of the subjectAltNames (CA/B Forum BR §7.1.4.3)"
+            if looksLikeIPAddress(cn) {
+                return "subject commonName '\(cn)' writes an IP address other than as the canonical text of an iPAddress SAN (CA/B Forum BR §7.1.4.3)"
+            }
+            if !cn.utf8.allSatisfy({ $0 < 0x80 }) && cn.contains(".") && !cn.contains(" ") {
+                return "subject commonName '\(cn)' is a domain name in U-labels (CA/B Forum BR §7.1.4.3: A-labels, as in the SAN)"
+            }
+            if c.dnsNames.contains(where: { $0.lowercased() == cn.lowercased() }) {
+                return "subject commonName '\(cn)' differs in case from its subjectAltName (CA/B Forum BR §7.1.4.3: a byte-for-byte copy)"
+            }
         }
         return nil
+    }
+
+    /// An IP address in any notation a resolver might accept: a strict literal, a dotted quad with
+    /// leading zeros, or a hexadecimal number.
+    static func looksLikeIPAddress(_ s: String) -> Bool {
+        if IPAddress(s) != nil { return true }
+        let lower = s.lowercased()
+        if lower.hasPrefix("0x"), lower.count > 2, lower.dropFirst(2).allSatisfy(\.isHexDigit) { return true }
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
     }
 
     /// RFC 5280 §4.1.2.2: positive, at most 20 octets.
