@@ -63,11 +63,11 @@ public struct CertificateProfile: Sendable, Hashable {
     public var issuerName: TestName? = nil
     /// More subjectAltName entries, of any type and with any bytes, written after `dnsNames` and
     /// `ipAddresses`. For an empty SAN extension use `RawExtension.subjectAlternativeName([])`.
-    public var alternativeNames: [GeneralName] = []
+    public var alternativeNames: [TestGeneralName] = []
     /// Name constraints of any type; `permittedDNSSubtrees` and `excludedDNSSubtrees` are written
     /// first in the same extension. Written when any subtree is given, critical unless
     /// `nameConstraints.isCritical` is false.
-    public var nameConstraints = NameConstraints()
+    public var nameConstraints = TestNameConstraints()
     /// Whether basicConstraints (when `isCA` is not nil) is marked critical. RFC 5280 requires it
     /// critical in CA certificates; the web PKI rejects a CA whose basicConstraints is not.
     public var basicConstraintsIsCritical = true
@@ -168,15 +168,15 @@ public struct CertificateProfile: Sendable, Hashable {
     public var effectiveKeyType: TestKeyType { keyType ?? keyAlgorithm.keyType }
 
     /// The nameConstraints actually written: the DNS subtree lists, then `nameConstraints`.
-    public var effectiveNameConstraints: NameConstraints {
-        NameConstraints(
+    public var effectiveNameConstraints: TestNameConstraints {
+        TestNameConstraints(
             permitted: permittedDNSSubtrees.map { .dnsName($0) } + nameConstraints.permitted,
             excluded: excludedDNSSubtrees.map { .dnsName($0) } + nameConstraints.excluded,
             isCritical: nameConstraints.isCritical)
     }
 
     /// The subjectAltName entries actually written: `dnsNames`, `ipAddresses`, then `alternativeNames`.
-    public var effectiveAlternativeNames: [GeneralName] {
+    public var effectiveAlternativeNames: [TestGeneralName] {
         dnsNames.map { .dnsName($0) } + ipAddresses.map { .ipAddress($0) } + alternativeNames
     }
 }

@@ -47,7 +47,7 @@ public struct RawExtension: Sendable, Hashable {
 
     /// A subjectAltName holding exactly `names`: none at all gives the empty `GeneralNames`
     /// SEQUENCE, which RFC 5280 forbids and validators must not read as "no SAN".
-    public static func subjectAlternativeName(_ names: [GeneralName], critical: Bool = false) -> RawExtension {
+    public static func subjectAlternativeName(_ names: [TestGeneralName], critical: Bool = false) -> RawExtension {
         RawExtension(oid: OID.subjectAltName, isCritical: critical, valueDER: DER.sequence(names.map(\.der)))
     }
 

@@ -1,12 +1,13 @@
 import Foundation
 
-/// One `GeneralName` (RFC 5280 §4.2.1.6), as it appears in a subjectAltName or as the base of a
-/// name-constraint subtree, written byte for byte.
+/// One `GeneralName` (RFC 5280 §4.2.1.6) to write, as it appears in a subjectAltName or as the base
+/// of a name-constraint subtree, byte for byte. (The core's `GeneralName` is what a parser read;
+/// this is what a test asks to be written, unchecked.)
 ///
 /// The text cases write the string's UTF-8 as is, without checking that it is IA5 (ASCII): a
 /// dNSName with U+212A KELVIN SIGN, a trailing dot, an empty label or a NUL is exactly the input
 /// a host-name or name-constraint check must survive. The `…Bytes` cases take any bytes at all.
-public enum GeneralName: Sendable, Hashable {
+public enum TestGeneralName: Sendable, Hashable {
     /// `[0] otherName`: a type OID and the DER of its `[0] EXPLICIT` value (e.g. a UPN or an
     /// SmtpUTF8Mailbox); validators that do not understand it must neither match nor crash on it.
     case otherName(typeID: String, valueDER: [UInt8])
@@ -77,17 +78,17 @@ public enum GeneralName: Sendable, Hashable {
     }
 }
 
-/// The nameConstraints extension (RFC 5280 §4.2.1.10): subtrees a CA's descendants must fall
+/// The nameConstraints extension (RFC 5280 §4.2.1.10) to write: subtrees a CA's descendants must fall
 /// within (permitted) or outside of (excluded), for any mix of GeneralName types.
 ///
 /// RFC 5280 requires it to be critical; `isCritical: false` mints the non-conforming variant
 /// that lets an old validator silently ignore the constraint.
-public struct NameConstraints: Sendable, Hashable {
-    public var permitted: [GeneralName]
-    public var excluded: [GeneralName]
+public struct TestNameConstraints: Sendable, Hashable {
+    public var permitted: [TestGeneralName]
+    public var excluded: [TestGeneralName]
     public var isCritical: Bool
 
-    public init(permitted: [GeneralName] = [], excluded: [GeneralName] = [], isCritical: Bool = true) {
+    public init(permitted: [TestGeneralName] = [], excluded: [TestGeneralName] = [], isCritical: Bool = true) {
         self.permitted = permitted
         self.excluded = excluded
         self.isCritical = isCritical
@@ -99,7 +100,7 @@ public struct NameConstraints: Sendable, Hashable {
     /// The extension value: `NameConstraints ::= SEQUENCE { permittedSubtrees [0], excludedSubtrees [1] }`,
     /// each a sequence of `GeneralSubtree { base }` (minimum 0 and no maximum, the only form RFC 5280 allows).
     public var der: [UInt8] {
-        func subtrees(_ number: UInt8, _ names: [GeneralName]) -> [UInt8] {
+        func subtrees(_ number: UInt8, _ names: [TestGeneralName]) -> [UInt8] {
             names.isEmpty ? [] : DER.contextSpecific(number, constructed: true, names.flatMap { DER.sequence([$0.der]) })
         }
         return DER.sequence([subtrees(0, permitted), subtrees(1, excluded)])

@@ -1,0 +1,130 @@
+import Foundation
+import TLSTrust
+import TLSTrustTesting
+import Testing
+
+/// The engine against itself across backends, and against each library's own verifier.
+///
+/// Over a catalogue of minted cases: the engine's verdict (and primary code) must be the same on
+/// every backend — a hard failure otherwise, since the engine owns every rule. The native
+/// verifiers may differ from the engine, but only where `knownNativeDeviations` says so, with a
+/// reason; a listed deviation that no longer occurs fails too, so the table stays true.
+@Suite("Engine: differential against the native verifiers")
+struct EngineDifferentialTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let make: @Sendable () throws -> Trust
+        var testDescription: String { name }
+    }
+
+    /// Where a library's own verifier reaches another verdict than the engine, by case and backend.
+    /// Reasons name the library behaviour; the engine's verdict is the one the spec asks for.
+    static let knownNativeDeviations: [String: [String: String]] = [:]
+
+    static func hierarchyCase(
+        _ name: String, host: String? = "www.example.com", leafDNSNames: [String] = ["www.example.com"],
+        root: @escaping @Sendable (inout CertificateProfile) -> Void = { _ in },
+        intermediate: @escaping @Sendable (inout CertificateProfile) -> Void = { _ in },
+        leaf: @escaping @Sendable (inout CertificateProfile) -> Void = { _ in }
+    ) -> Case {
+        Case(name: name) {
+            let pki = try TestHierarchy.make(leafDNSNames: leafDNSNames, customizeRoot: root,
+                                             customizeIntermediate: intermediate, customizeLeaf: leaf)
+            return engineTrust(pki.chain, anchors: pki.anchors, host: host)
+        }
+    }
+
+    static func shapeCase(_ name: String, _ make: @escaping @Sendable () throws -> PathShape) -> Case {
+        Case(name: name) {
+            let shape = try make()
+            return engineTrust(shape.chain, anchors: shape.anchors, host: shape.hostname)
+        }
+    }
+
+    static let catalogue: [Case] = TestScenario.Kind.allCases.map { kind in
+        Case(name: "scenario.\(kind)") {
+            let scenario = try TestScenario.make(kind)
+            return engineTrust(scenario.chain, anchors: scenario.anchors, host: scenario.hostname)
+        }
+    } + [
+        hierarchyCase("host.trailingDotRequested", host: "www.example.com."),
+        hierarchyCase("host.trailingDotPresented", leafDNSNames: ["www.example.com."]),
+        hierarchyCase("host.kelvinSign", host: "kelvin.example.com", leafDNSNames: ["\u{212A}elvin.example.com"]),
+        hierarchyCase("host.wildcardOverPublicSuffix", host: "example.co.uk", leafDNSNames: ["*.co.uk"]),
+        hierarchyCase("host.partialWildcard", leafDNSNames: ["w*.example.com"]),
+        hierarchyCase("host.ipInDNSName", host: "192.0.2.1", leafDNSNames: ["192.0.2.1"]),
+        hierarchyCase("host.commonNameOnly", leafDNSNames: [], leaf: { $0.subject = .commonNameOnly("www.example.com") }),
+        hierarchyCase("host.ipv4MappedSAN", host: "192.0.2.1", leafDNSNames: [], leaf: { $0.ipAddresses = ["::ffff:192.0.2.1"] }),
+        hierarchyCase("nc.trailingDotBypass", host: nil, leafDNSNames: ["bad.example.com."],
+                      intermediate: { $0.excludedDNSSubtrees = ["bad.example.com"] }),
+        hierarchyCase("nc.kelvinPermitted", host: nil, leafDNSNames: ["\u{212A}elvin.example.com"],
+                      intermediate: { $0.permittedDNSSubtrees = ["example.com"] }),
+        hierarchyCase("nc.ipv4MappedUnderIPv4Permitted", host: nil, leafDNSNames: [],
+                      intermediate: { $0.nameConstraints = TestNameConstraints(permitted: [.ipAddress("10.0.0.0/8")]) },
+                      leaf: { $0.ipAddresses = ["::ffff:10.1.2.3"] }),
+        hierarchyCase("nc.directoryNameUTF8Bypass", host: nil,
+                      intermediate: {
+                          $0.nameConstraints = TestNameConstraints(excluded: [.directoryName(
+                              TestName([.country("US"), .organization("Evil Corp", as: .printableString)]))])
+                      },
+                      leaf: {
+                          $0.subject = TestName([.country("US"), .organization("evil  corp", as: .utf8String),
+                                                 .commonName("www.example.com")])
+                      }),
+        hierarchyCase("nc.rfc822Outside", host: nil, leafDNSNames: [],
+                      intermediate: { $0.nameConstraints = TestNameConstraints(permitted: [.rfc822Name("example.com")]) },
+                      leaf: { $0.alternativeNames = [.rfc822Name("user@evil.com")] }),
+        hierarchyCase("nc.uriOutside", host: nil, leafDNSNames: [],
+                      intermediate: { $0.nameConstraints = TestNameConstraints(permitted: [.uri(".example.com")]) },
+                      leaf: { $0.alternativeNames = [.uri("https://www.evil.com/")] }),
+        hierarchyCase("key.rsa2047Leaf", leaf: { $0.keyType = .rsa(bits: 2047) }),
+        hierarchyCase("key.p521Leaf", leaf: { $0.keyType = .ecdsa(.p521) }),
+        hierarchyCase("aki.contradicting", leaf: { $0.authorityKeyIdentifierOverride = [UInt8](repeating: 0xA5, count: 20) }),
+        hierarchyCase("webpki.caWithoutSKI", intermediate: { $0.omittedExtensions = [RawExtension.OID.subjectKeyIdentifier] }),
+        hierarchyCase("webpki.leafWithoutAKI", leaf: { $0.omittedExtensions = [RawExtension.OID.authorityKeyIdentifier] }),
+        hierarchyCase("webpki.caBasicConstraintsNotCritical", intermediate: { $0.basicConstraintsIsCritical = false }),
+        hierarchyCase("webpki.caWithoutKeyCertSign", intermediate: { $0.keyUsage = [.digitalSignature, .cRLSign] }),
+        hierarchyCase("webpki.leafIsCA", leaf: {
+            $0.isCA = true
+            $0.keyUsage = [.digitalSignature, .keyCertSign]
+        }),
+        hierarchyCase("webpki.unknownCriticalExtension", leaf: { $0.extensions = [.unknownCritical] }),
+        hierarchyCase("webpki.emptyLeafSubject", leaf: { $0.subject = .empty }),
+        shapeCase("path.deadEndCrossFirst") { try PathShape.deadEndCrossCertificateFirst(.unknownIssuer) },
+        shapeCase("path.expiredCrossFirst") { try PathShape.deadEndCrossCertificateFirst(.expired) },
+        shapeCase("path.cycle") { try PathShape.cycle(length: 2) },
+        shapeCase("path.sameNamedRealLast") { try PathShape.sameNamedIntermediates(count: 4) },
+    ]
+
+    @Test("engine verdicts agree across backends; native deviations are listed", arguments: catalogue)
+    func differential(_ testCase: Case) throws {
+        var trust = try testCase.make()
+        guard let engine = engineVerdict(trust) else { return }  // the hard failure is already recorded
+        trust.engine = .native
+        let listed = Self.knownNativeDeviations[testCase.name] ?? [:]
+        for backend in EngineBackends.all {
+            let evaluation = trust.evaluate(using: backend)
+            let native = EngineVerdict(evaluation)
+            if native == engine {
+                #expect(listed[backend.name] == nil,
+                        "stale entry: \(backend.name)'s native verifier now agrees with the engine (\(engine)) on \(testCase.name)")
+            } else {
+                #expect(listed[backend.name] != nil,
+                        "unlisted deviation on \(testCase.name): engine \(engine), \(backend.name) native \(native) — \(evaluation)")
+            }
+        }
+    }
+
+    @Test func everyListedDeviationNamesACaseAndABackendWithAReason() {
+        let names = Set(Self.catalogue.map(\.name))
+        let backends = Set(EngineBackends.all.map(\.name))
+        for (caseName, entries) in Self.knownNativeDeviations {
+            #expect(names.contains(caseName), "unknown case \(caseName)")
+            for (backend, reason) in entries {
+                #expect(backends.contains(backend), "unknown backend \(backend) for \(caseName)")
+                #expect(!reason.isEmpty, "no reason for \(caseName) on \(backend)")
+            }
+        }
+        #expect(Set(Self.catalogue.map(\.name)).count == Self.catalogue.count, "case names must be unique")
+    }
+}
