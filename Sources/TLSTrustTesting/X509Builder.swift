@@ -182,11 +182,11 @@ enum X509Builder {
             }
             plan.append((RawExtension.OID.subjectKeyIdentifier,
                          .configuration(name: "subjectKeyIdentifier", value: identifier ?? "hash")))
-            // "keyid" copies the issuer's subjectKeyIdentifier and is silently left out when the
-            // issuer has none; a self-signed certificate needs no authorityKeyIdentifier.
+            // "keyid" copies the issuer's subjectKeyIdentifier (OpenSSL 3 refuses it when the issuer
+            // has none, so it is left out then); a self-signed certificate needs no authorityKeyIdentifier.
             if let override = profile.authorityKeyIdentifierOverride {
                 plan.append((RawExtension.OID.authorityKeyIdentifier, .raw(.authorityKeyIdentifier(override))))
-            } else if issuer != nil {
+            } else if let issuer, X509_get0_subject_key_id(issuer) != nil {
                 plan.append((RawExtension.OID.authorityKeyIdentifier,
                              .configuration(name: "authorityKeyIdentifier", value: "keyid")))
             }
