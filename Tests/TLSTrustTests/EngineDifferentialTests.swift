@@ -129,7 +129,12 @@ struct EngineDifferentialTests {
         hierarchyCase("nc.uriOutside", host: nil, leafDNSNames: [],
                       intermediate: { $0.nameConstraints = TestNameConstraints(permitted: [.uri(".example.com")]) },
                       leaf: { $0.alternativeNames = [.uri("https://www.evil.com/")] }),
-        hierarchyCase("key.rsa2047Leaf", leaf: { $0.keyType = .rsa(bits: 2047) }),
+        Case(name: "key.rsa2047Leaf") {
+            let pki = try TestHierarchy.make()
+            let leaf = try TestPKI.issue(.leaf(commonName: "www.example.com", dnsNames: ["www.example.com"]),
+                                         subjectKey: TestPrivateKey.shared(.rsa(bits: 2047)), issuer: pki.intermediate)
+            return engineTrust([leaf, pki.intermediate], anchors: pki.anchors, host: "www.example.com")
+        },
         hierarchyCase("key.p521Leaf", leaf: { $0.keyType = .ecdsa(.p521) }),
         hierarchyCase("aki.contradicting", leaf: { $0.authorityKeyIdentifierOverride = [UInt8](repeating: 0xA5, count: 20) }),
         hierarchyCase("webpki.caWithoutSKI", intermediate: { $0.omittedExtensions = [RawExtension.OID.subjectKeyIdentifier] }),

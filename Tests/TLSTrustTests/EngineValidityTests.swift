@@ -88,7 +88,13 @@ struct EngineValidityTests {
         var leafProfile = attackLeaf(dnsNames: ["www.example.com"])
         leafProfile.notAfterEncoding = encoding
         let der = try TestPKI.mintDER(leafProfile, subjectKey: TestPrivateKey.shared(.ecdsaP256), issuer: intermediate)
-        guard let leaf = try? Certificate(derEncoded: der) else { return }  // refused when parsing: fine
+        let leaf: Certificate
+        do {
+            leaf = try Certificate(derEncoded: der)
+        } catch let error as TLSTrustError {
+            #expect(error.code == .malformedCertificate, "refused when parsing, as it should be, but as \(error)")
+            return
+        }
         var trust = Trust(certificates: [leaf, intermediate.certificate], policies: [.ssl(hostname: "www.example.com")],
                           anchors: .only([root.certificate]))
         trust.verificationDate = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15, inside the window if read leniently
