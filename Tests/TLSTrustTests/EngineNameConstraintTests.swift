@@ -102,6 +102,8 @@ struct EngineNameConstraintTests {
              leafNames: [.uri("https://www.example.com/")], allowed: false),
         Case(name: "URI in other case on an excluded host", constraints: excluded(.uri("evil.com")),
              leafNames: [.uri("https://EVIL.COM/")], allowed: false),
+        Case(name: "URI without a host under a permitted domain", constraints: permitted(.uri(".example.com")),
+             leafNames: [.uri("urn:example:com")], allowed: false),
 
         // directoryName
         Case(name: "subject inside a permitted directoryName", constraints: permitted(.directoryName(
@@ -118,6 +120,9 @@ struct EngineNameConstraintTests {
              leafNames: [], leafSubject: evilCorpLeaf("EVIL corp", as: .utf8String), allowed: false),
         Case(name: "excluded directoryName dodged with doubled and outer spaces", constraints: excluded(.directoryName(evilCorp)),
              leafNames: [], leafSubject: evilCorpLeaf("  Evil   Corp ", as: .printableString), allowed: false),
+        Case(name: "excluded directoryName written in UTF8String, other case and spacing, still matches",
+             constraints: excluded(.directoryName(TestName([.country("US"), .organization(" evil   CORP", as: .utf8String)]))),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil Corp", as: .printableString), allowed: false),
         Case(name: "excluded directoryName dodged with a directoryName SAN", constraints: excluded(.directoryName(evilCorp)),
              leafNames: [.directoryName(evilCorpLeaf("evil corp", as: .utf8String))], allowed: false),
     ]
