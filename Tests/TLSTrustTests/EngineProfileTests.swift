@@ -88,17 +88,23 @@ struct EngineProfileTests {
              rfc5280: .refused(.malformedCertificate)) {
             try hierarchy(leaf: { $0.subject = .empty })
         },
-        Case(name: "empty leaf subject with a critical subjectAltName", webPKI: .malformedCertificate,
-             rfc5280: .trusted) {
-            try hierarchy(leaf: {
-                $0.subject = .empty
-                $0.extensions = [.subjectAlternativeName([.dnsName("www.example.com")], critical: true)]
-            })
-        },
         Case(name: "empty subjectAltName extension", webPKI: .malformedCertificate, rfc5280: .refused(.malformedCertificate)) {
             try hierarchy(leaf: { $0.extensions = [.subjectAlternativeName([])] })
         },
     ]
+
+    /// RFC 5280 §4.2.1.6 allows an empty subject when the SAN is critical, and the web PKI uses it
+    /// (x509-limbo's cve-2024-0567 chain is valid with such a leaf): trusted under both profiles.
+    @Test func emptyLeafSubjectWithCriticalSubjectAltNameIsTrustedUnderBothProfiles() throws {
+        let minted = try Self.hierarchy(leaf: {
+            $0.subject = .empty
+            $0.extensions = [.subjectAlternativeName([.dnsName("www.example.com")], critical: true)]
+        })
+        for profile in ValidationProfile.allCases {
+            expectEngine(engineTrust(minted.chain, anchors: minted.anchors, host: "www.example.com", profile: profile),
+                         .trusted, "\(profile)")
+        }
+    }
 
     @Test("web PKI refuses; RFC 5280 relaxes only what the spec lists", arguments: cases)
     func profiles(_ testCase: Case) throws {
