@@ -109,6 +109,8 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
             let ext = (name as NSString).pathExtension.lowercased()
             guard ["cer", "crt", "der"].contains(ext) else { continue }
             let file = (path as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw TLSTrustError(.unreadableFile, "cannot read \(file)")
             }
