@@ -88,8 +88,26 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public var hasNameConstraints: Bool { fields.hasNameConstraints }
     /// The OIDs of all extensions, with their criticality.
     public var extensions: [(oid: String, critical: Bool)] { fields.extensions }
+    /// The encoded TBSCertificate: the bytes the issuer's signature covers.
+    public var tbsCertificateBytes: ArraySlice<UInt8> { storage.der[fields.tbsRange] }
+    /// The signature value (the BIT STRING's bytes).
+    public var signatureValue: ArraySlice<UInt8> { storage.der[fields.signatureRange] }
+    /// The signature scheme, or nil when it is one the engine refuses (MD5, SHA-1, DSA, unusual
+    /// RSA-PSS parameters, unknown algorithms); ``signatureAlgorithm`` still names it.
+    public var signatureScheme: SignatureScheme? { fields.signatureScheme }
+    /// Every subjectAltName entry, in order, of every type.
+    public var subjectAltNames: [GeneralName] { fields.subjectAltNames }
+    /// The subjectKeyIdentifier, if present.
+    public var subjectKeyIdentifier: [UInt8]? { fields.subjectKeyIdentifier }
+    /// The authorityKeyIdentifier, if present.
+    public var authorityKeyIdentifier: AuthorityKeyIdentifier? { fields.authorityKeyIdentifier }
+    /// The parsed nameConstraints extension, if present and well formed.
+    public var nameConstraints: NameConstraints? { fields.nameConstraints }
+    /// Whether an extension with this OID is present and marked critical (nil when absent).
+    public func isCritical(_ oid: String) -> Bool? { fields.extensions.first { $0.oid == oid }?.critical }
+
     /// True when subject and issuer names are byte-identical (a root or a self-issued certificate).
-    public var isSelfIssued: Bool { fields.subject == fields.issuer }
+    public var isSelfIssued: Bool { fields.subject == fields.issuer || fields.subject.normalized == fields.issuer.normalized }
 
     /// True when `date` lies within `notValidBefore...notValidAfter`.
     public func isValid(at date: Date) -> Bool {

@@ -23,6 +23,18 @@ struct ParsedCertificate: Sendable {
     var extendedKeyUsage: [String]?
     var hasNameConstraints = false
     var extensions: [(oid: String, critical: Bool)] = []
+    /// The whole encoded TBSCertificate (what the issuer signed).
+    var tbsRange: Range<Int> = 0..<0
+    /// The signatureValue BIT STRING's bytes, without the unused-bits octet.
+    var signatureRange: Range<Int> = 0..<0
+    /// The signature scheme, when it is one the engine accepts (nil: forbidden or unknown).
+    var signatureScheme: SignatureScheme?
+    var subjectAltNames: [GeneralName] = []
+    var subjectKeyIdentifier: [UInt8]?
+    var authorityKeyIdentifier: AuthorityKeyIdentifier?
+    var nameConstraints: NameConstraints?
+    /// Why the nameConstraints extension is unusable, when it is (the engine refuses such a CA).
+    var nameConstraintsProblem: String?
 
     init(_ der: [UInt8]) throws {
         var outer = DERReader(der)
@@ -32,8 +44,12 @@ struct ParsedCertificate: Sendable {
         var certFields = DERReader(der, contentsOf: certificate)
         let tbs = try certFields.read(DERTag.sequence, "TBSCertificate")
         let outerAlgorithm = try certFields.read(DERTag.sequence, "signatureAlgorithm")
-        _ = try certFields.read(DERTag.bitString, "signatureValue").bitStringBytes(in: der)
+        let signature = try certFields.read(DERTag.bitString, "signatureValue").bitStringBytes(in: der)
+        guard signature.unusedBits == 0 else { throw DERError(description: "signatureValue is not a whole number of bytes") }
         guard certFields.isAtEnd else { throw DERError(description: "extra fields after signatureValue") }
+        tbsRange = tbs.encoded
+        signatureRange = signature.range
+        signatureScheme = SignatureScheme(algorithmIdentifier: der, node: outerAlgorithm)
 
         var t = DERReader(der, contentsOf: tbs)
         if let explicitVersion = try t.readOptional(DERTag.contextSpecific(0, constructed: true)) {
@@ -105,8 +121,27 @@ struct ParsedCertificate: Sendable {
                 guard !purposes.isEmpty else { throw DERError(description: "empty extendedKeyUsage") }
                 extendedKeyUsage = purposes
             case "2.5.29.30":
-                _ = try v.read(DERTag.sequence, "NameConstraints")
+                let node = try v.read(DERTag.sequence, "NameConstraints")
                 hasNameConstraints = true
+                do {
+                    nameConstraints = try NameConstraints.parse(der, node)
+                } catch let error as DERError {
+                    nameConstraintsProblem = error.description
+                }
+            case "2.5.29.14":
+                subjectKeyIdentifier = Array(der[try v.read(DERTag.octetString, "SubjectKeyIdentifier").contents])
+            case "2.5.29.35":
+                authorityKeyIdentifier = try AuthorityKeyIdentifier.parse(der, try v.read(DERTag.sequence, "AuthorityKeyIdentifier"))
+            case "1.3.6.1.5.5.7.1.1":
+                // AuthorityInfoAccessSyntax: SEQUENCE SIZE (1..MAX) OF SEQUENCE { OID, GeneralName }.
+                var aia = DERReader(der, contentsOf: try v.read(DERTag.sequence, "AuthorityInfoAccessSyntax"))
+                guard !aia.isAtEnd else { throw DERError(description: "empty authorityInfoAccess") }
+                while !aia.isAtEnd {
+                    var d = DERReader(der, contentsOf: try aia.read(DERTag.sequence, "AccessDescription"))
+                    _ = try d.read(DERTag.objectIdentifier, "accessMethod").objectIdentifier(in: der)
+                    _ = try GeneralName.parse(der, try d.readAny())
+                    guard d.isAtEnd else { throw DERError(description: "trailing data in AccessDescription") }
+                }
             default:
                 continue
             }
@@ -115,21 +150,20 @@ struct ParsedCertificate: Sendable {
     }
 
     private mutating func parseSubjectAltName(_ der: [UInt8], _ node: DERNode) throws {
-        var r = DERReader(der, contentsOf: node)
-        while !r.isAtEnd {
-            let name = try r.readAny()
-            switch name.identifier {
-            case 0x81: emailAddresses.append(String(decoding: der[name.contents], as: UTF8.self))
-            case 0x82: dnsNames.append(String(decoding: der[name.contents], as: UTF8.self))
-            case 0x86: uris.append(String(decoding: der[name.contents], as: UTF8.self))
-            case 0x87:
+        subjectAltNames = try GeneralName.parseSequence(der, node)
+        for name in subjectAltNames {
+            switch name {
+            case .rfc822Name(let s): emailAddresses.append(s)
+            case .dnsName(let s): dnsNames.append(s)
+            case .uniformResourceIdentifier(let s): uris.append(s)
+            case .ipAddress(let bytes):
                 // An iPAddress SAN is 4 or 16 bytes; anything else (e.g. an 8/32-byte name-constraint
                 // form in the wrong place) is malformed.
-                guard let ip = IPAddress(bytes: Array(der[name.contents])) else {
-                    throw DERError(description: "iPAddress SAN of \(name.contents.count) bytes")
+                guard let ip = IPAddress(bytes: bytes) else {
+                    throw DERError(description: "iPAddress SAN of \(bytes.count) bytes")
                 }
                 ipAddresses.append(ip)
-            default:
+            case .directoryName, .other:
                 continue
             }
         }

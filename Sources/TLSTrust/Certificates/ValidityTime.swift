@@ -30,12 +30,22 @@ enum ValidityTime {
         let o = yearDigits
         let month = try number(o, 2), day = try number(o + 2, 2)
         let hour = try number(o + 4, 2), minute = try number(o + 6, 2), second = try number(o + 8, 2)
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else {
-            throw DERError(description: "validity time out of range")
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 60 else {
+            throw DERError(description: "validity time out of range (no such date or time)")
         }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// The length of a month in the proleptic Gregorian calendar, so that February 30 is refused.
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).

@@ -37,49 +37,9 @@ public enum HostIdentity: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Certificate {
-    /// Whether this certificate names `host`, by the rules every backend must follow.
-    ///
-    /// - DNS names: compared case-insensitively (ASCII) against dNSName SANs; a wildcard is honoured
-    ///   only as the entire left-most label (`*.example.com`), matches exactly one label, and needs
-    ///   at least two labels after it (`*.com` matches nothing). One trailing dot on either side is
-    ///   ignored (`www.example.com.` is the same host). The subject common name is
-    ///   consulted only when the certificate has no subjectAltName extension at all (RFC 6125
-    ///   §6.4.4; a certificate that names only IP addresses in its SANs is not valid for a DNS
-    ///   name in its CN).
-    /// - IP addresses: compared byte for byte against iPAddress SANs only, never against names.
-    ///
-    /// Backends whose library cannot do a part of this (mbedTLS has no IP matching) call it.
+    /// Whether this certificate names `host` by the engine's rules (``HostNameMatcher``):
+    /// subjectAltName only, RFC 9525 wildcards, no common-name fallback.
     public func matches(_ host: HostIdentity) -> Bool {
-        switch host {
-        case .ipAddress(let ip):
-            return ipAddresses.contains(ip)
-        case .dnsName(let name):
-            if !hasSubjectAltName {
-                return subject.attributes.contains { $0.oid == "2.5.4.3" && Self.dnsPattern($0.value, matches: name) }
-            }
-            return dnsNames.contains { Self.dnsPattern($0, matches: name) }
-        }
-    }
-
-    /// RFC 6125 §6.4 matching of one presented identifier against one reference identifier.
-    static func dnsPattern(_ pattern: String, matches host: String) -> Bool {
-        func normalize(_ s: String) -> [Substring] {
-            var t = Substring(s.lowercased())
-            if t.hasSuffix(".") { t = t.dropLast() }
-            return t.split(separator: ".", omittingEmptySubsequences: false)
-        }
-        let p = normalize(pattern), h = normalize(host)
-        guard !h.isEmpty, !h.contains(where: \.isEmpty), !p.contains(where: \.isEmpty), p.count == h.count else {
-            return false
-        }
-        if p[0] == "*" {
-            // Wildcard: whole left-most label only, matching exactly one label, with at least two
-            // labels after it. (As in OpenSSL, the label it matches may be an A-label: RFC 6125
-            // forbids wildcards *inside* IDN labels of the pattern, which `*` alone never is.)
-            guard p.count >= 3 else { return false }
-            return p.dropFirst() == h.dropFirst()
-        }
-        guard !p.contains(where: { $0.contains("*") }) else { return false }
-        return p == h
+        HostNameMatcher.mismatch(self, host, allowingCommonName: false) == nil
     }
 }

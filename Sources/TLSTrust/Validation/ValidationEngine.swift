@@ -1,9 +1,52 @@
-/// TLSTrust's one validation engine (placeholder while it is being written).
+/// TLSTrust's one validation engine: path building, RFC 5280 path validation, name constraints,
+/// server identity and algorithm policy, in Swift, the same on every backend.
+///
+/// The backend is used only as a crypto provider: it imports public keys (cached per certificate)
+/// and verifies signatures. Every rule lives here, once (`docs/validation.md`).
+///
+/// The outcome, in order of preference:
+/// 1. a path that validated: trusted, `.proceed` or `.unspecified`;
+/// 2. the first complete path (one that reached an anchor) with every failure it has;
+/// 3. no path reached an anchor: `unknownIssuer` (or `untrustedRoot` when the path ends at a
+///    self-issued certificate) at the top of the deepest path found, plus any signature that failed;
+/// and `budgetExhausted` or `unsupported` when the work was cut short.
 struct ValidationEngine<Backend: TrustBackend> {
     let request: TrustEvaluationRequest
     let backend: Backend
+    var budget: ValidationBudget = .standard
 
     func evaluate() -> TrustEvaluation {
-        request.refusal(.internalError, "engine not yet written", backendName: backend.name)
+        var meter = BudgetMeter(budget)
+        let outcome = PathBuilder(request: request, backend: backend, budget: budget).build(meter: &meter)
+        let name = backend.name
+
+        if let path = outcome.trusted {
+            return ResultCheck.checked(request.evaluation(chain: path, failures: [], backendName: name), for: request)
+        }
+        if let unsupported = outcome.unsupported {
+            return request.refusal(.unsupported, unsupported, backendName: name)
+        }
+        var failures: [TrustFailure] = []
+        var chain: [Certificate]
+        if let exhausted = outcome.exhausted {
+            failures.append(TrustFailure(.budgetExhausted, certificateIndex: nil, nativeCode: 0, nativeDescription: exhausted.description))
+        }
+        if let rejected = outcome.firstRejected {
+            chain = rejected.path
+            failures += rejected.failures
+        } else {
+            chain = outcome.deepestDeadEnd.isEmpty ? [request.leaf] : outcome.deepestDeadEnd
+            let top = chain.count - 1
+            if outcome.exhausted == nil {
+                let selfIssued = chain[top].isSelfIssued
+                failures.append(TrustFailure(
+                    selfIssued ? .untrustedRoot : .unknownIssuer, certificateIndex: top, nativeCode: 0,
+                    nativeDescription: selfIssued
+                        ? "the path ends at a self-issued certificate that is not an anchor"
+                        : "no issuer of '\(chain[top].issuer)' among the anchors and intermediates"))
+            }
+            failures += outcome.edgeFailures.filter { ($0.certificateIndex ?? 0) < chain.count }
+        }
+        return request.evaluation(chain: chain, failures: failures, backendName: name)
     }
 }

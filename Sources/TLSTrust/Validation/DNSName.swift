@@ -1,0 +1,97 @@
+import Foundation
+
+/// DNS-name syntax and comparison as the engine uses them for host names (RFC 9525 / RFC 6125)
+/// and dNSName name constraints (RFC 5280 §4.2.1.10).
+///
+/// Only ASCII is accepted: internationalized names must appear as A-labels (`xn--…`). Anything
+/// else — a non-ASCII character that case-folds to ASCII (U+212A KELVIN SIGN), a NUL, an empty
+/// label, a trailing dot on a presented name — is not a DNS name and matches nothing.
+enum DNSName {
+    /// Splits `name` into lowercase labels if it is a syntactically valid DNS name: ASCII letters,
+    /// digits and hyphens, labels of 1–63 characters, at most 253 characters in all.
+    /// `allowWildcard` admits `*` as the entire left-most label (presented identifiers only).
+    static func labels(_ name: String, allowWildcard: Bool = false) -> [Substring]? {
+        let utf8 = name.utf8
+        guard !utf8.isEmpty, utf8.count <= 253, utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let lower = name.lowercased()
+        let labels = lower.split(separator: ".", omittingEmptySubsequences: false)
+        for (i, label) in labels.enumerated() {
+            guard !label.isEmpty, label.utf8.count <= 63 else { return nil }
+            if i == 0 && allowWildcard && label == "*" { continue }
+            guard label.utf8.allSatisfy(isLDH) else { return nil }
+        }
+        return labels
+    }
+
+    private static func isLDH(_ b: UInt8) -> Bool {
+        (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D
+    }
+
+    /// Whether the presented identifier `pattern` (from a certificate) matches the reference
+    /// identifier `host` (what the app connects to; any one trailing dot already removed).
+    ///
+    /// A wildcard is honoured only as the entire left-most label, matches exactly one non-empty
+    /// label, and never sits directly over a public suffix (`*.com`, `*.co.uk`; see
+    /// ``PublicSuffixList``).
+    static func matches(pattern: String, host: String) -> Bool {
+        guard let h = labels(host), let p = labels(pattern, allowWildcard: true), p.count == h.count else { return false }
+        if p[0] == "*" {
+            let base = p.dropFirst()
+            guard base.count >= 2, !PublicSuffixList.shared.isPublicSuffix(Array(base)) else { return false }
+            return base.elementsEqual(h.dropFirst())
+        }
+        return p == h
+    }
+}
+
+/// The public suffix list (publicsuffix.org), from Debian's `publicsuffix` package when it is
+/// installed (`/usr/share/publicsuffix/public_suffix_list.dat`), read once per process.
+///
+/// Used for one rule only: a wildcard never sits directly over a public suffix. Without the file
+/// the engine still requires two labels after a wildcard (so `*.com` is refused) but cannot know
+/// that `co.uk` is a suffix; `docs/validation.md` says so.
+final class PublicSuffixList: Sendable {
+    static let defaultPath = "/usr/share/publicsuffix/public_suffix_list.dat"
+    static let shared = PublicSuffixList(path: defaultPath)
+
+    private let rules: Set<String>
+    private let wildcards: Set<String>
+    private let exceptions: Set<String>
+    /// Whether a list was found and read.
+    let isLoaded: Bool
+
+    init(path: String) {
+        var rules = Set<String>(), wildcards = Set<String>(), exceptions = Set<String>()
+        var loaded = false
+        if let data = FileManager.default.contents(atPath: path) {
+            loaded = true
+            for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+                let line = rawLine.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+                if line.isEmpty || line.hasPrefix("//") { continue }
+                // Rules in U-label form are irrelevant here: presented names are ASCII only.
+                guard line.utf8.allSatisfy({ $0 < 0x80 }) else { continue }
+                let rule = line.lowercased()
+                if rule.hasPrefix("!") {
+                    exceptions.insert(String(rule.dropFirst()))
+                } else if rule.hasPrefix("*.") {
+                    wildcards.insert(String(rule.dropFirst(2)))
+                } else {
+                    rules.insert(rule)
+                }
+            }
+        }
+        self.rules = rules
+        self.wildcards = wildcards
+        self.exceptions = exceptions
+        self.isLoaded = loaded
+    }
+
+    /// Whether the domain made of `labels` is itself a public suffix (a single label always is).
+    func isPublicSuffix(_ labels: [Substring]) -> Bool {
+        guard labels.count > 1 else { return true }
+        let name = labels.joined(separator: ".")
+        if exceptions.contains(name) { return false }
+        if rules.contains(name) { return true }
+        return wildcards.contains(labels.dropFirst().joined(separator: "."))
+    }
+}

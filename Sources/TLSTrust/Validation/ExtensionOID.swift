@@ -1,0 +1,26 @@
+/// The certificate extensions the engine knows, and which of them it processes when critical.
+enum ExtensionOID {
+    static let subjectKeyIdentifier = "2.5.29.14"
+    static let keyUsage = "2.5.29.15"
+    static let subjectAltName = "2.5.29.17"
+    static let basicConstraints = "2.5.29.19"
+    static let nameConstraints = "2.5.29.30"
+    static let certificatePolicies = "2.5.29.32"
+    static let policyMappings = "2.5.29.33"
+    static let authorityKeyIdentifier = "2.5.29.35"
+    static let policyConstraints = "2.5.29.36"
+    static let extendedKeyUsage = "2.5.29.37"
+    static let inhibitAnyPolicy = "2.5.29.54"
+
+    /// Extensions the engine processes, so their criticality does not make a certificate
+    /// unusable. The policy extensions are accepted without policy processing: the engine never
+    /// requires an explicit policy, which is what RFC 5280 §6.1 yields for an initial policy set of
+    /// anyPolicy with no explicit policy required — the setting every TLS verifier uses.
+    /// AKI and SKI are listed because they are processed; they must not be critical anyway
+    /// (``StructuralRules``).
+    static let processed: Set<String> = [
+        subjectKeyIdentifier, keyUsage, subjectAltName, basicConstraints, nameConstraints,
+        certificatePolicies, policyMappings, authorityKeyIdentifier, policyConstraints,
+        extendedKeyUsage, inhibitAnyPolicy,
+    ]
+}

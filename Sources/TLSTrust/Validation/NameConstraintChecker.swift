@@ -1,0 +1,217 @@
+/// Name constraints (RFC 5280 §4.2.1.10) of one CA, applied to the names of one certificate below it.
+///
+/// Names checked: every subjectAltName; the subject DN (directoryName) when not empty; subject
+/// emailAddress attributes (rfc822Name); and, when the caller allowed the common-name fallback,
+/// the leaf's subject commonNames as dNSNames (so the fallback cannot escape a constraint).
+///
+/// Rules beyond the letter of RFC 5280, each closing a bypass:
+/// - iPAddress constraints apply per family: once a CA permits any address range, an address of
+///   a family with no permitted range is refused (an IPv4-only CA cannot vouch for IPv6 or
+///   IPv4-mapped IPv6 addresses).
+/// - A name that is not syntactically valid for its type (a non-ASCII or trailing-dot dNSName, a
+///   malformed e-mail address or URI) cannot be shown to lie inside or outside a subtree, so it is
+///   refused wherever a constraint of its type exists.
+/// - A wildcard dNSName is refused by an excluded subtree it could match (`*.example.com` under
+///   `excluded: bar.example.com`), and permitted only if everything it can match is permitted.
+/// - Constraints of types the engine cannot compare (otherName, x400Address, ediPartyName,
+///   registeredID) refuse any certificate carrying a name of that type.
+/// Every comparison is paid from the evaluation's ``BudgetMeter``.
+struct NameConstraintChecker {
+    let constraints: NameConstraints
+
+    /// Validates the constraints themselves; nil when usable.
+    static func problem(with nc: NameConstraints) -> String? {
+        if nc.hasMinimumOrMaximum { return "name constraints use minimum/maximum (RFC 5280: MUST NOT)" }
+        for subtree in nc.permitted + nc.excluded {
+            switch subtree {
+            case .dnsName(let d):
+                if !d.isEmpty && DNSName.labels(d) == nil { return "invalid dNSName constraint '\(d)'" }
+            case .ipAddress(let bytes):
+                guard bytes.count == 8 || bytes.count == 32 else { return "iPAddress constraint of \(bytes.count) bytes" }
+                let mask = bytes[(bytes.count / 2)...]
+                guard isContiguous(mask) else { return "iPAddress constraint with a non-contiguous mask" }
+            case .rfc822Name(let e):
+                if !e.isEmpty && !e.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return "invalid rfc822Name constraint" }
+            case .uniformResourceIdentifier(let u):
+                if !u.isEmpty && DNSName.labels(u.hasPrefix(".") ? String(u.dropFirst()) : u) == nil {
+                    return "invalid URI constraint '\(u)'"
+                }
+            case .directoryName, .other:
+                continue
+            }
+        }
+        return nil
+    }
+
+    private static func isContiguous(_ mask: ArraySlice<UInt8>) -> Bool {
+        var seenZero = false
+        for byte in mask {
+            for bit in (0..<8).reversed() {
+                let one = byte & (1 << UInt8(bit)) != 0
+                if one && seenZero { return false }
+                if !one { seenZero = true }
+            }
+        }
+        return true
+    }
+
+    /// The names of `certificate` subject to constraints.
+    static func names(of certificate: Certificate, includeCommonName: Bool) -> [GeneralName] {
+        var names = certificate.subjectAltNames
+        if !certificate.subject.isEmpty { names.append(.directoryName(certificate.subject)) }
+        for attribute in certificate.subject.attributes where attribute.oid == "1.2.840.113549.1.9.1" {
+            names.append(.rfc822Name(attribute.value))
+        }
+        if includeCommonName {
+            names += HostNameMatcher.commonNameDNSNames(of: certificate).map { GeneralName.dnsName($0) }
+        }
+        return names
+    }
+
+    /// Why one of `names` violates the constraints, or nil.
+    func violation(in names: [GeneralName], meter: inout BudgetMeter) throws -> String? {
+        try meter.spendComparisons(names.count * max(1, constraints.permitted.count + constraints.excluded.count))
+        for name in names {
+            let tag = name.tagNumber
+            let permitted = constraints.permitted.filter { $0.tagNumber == tag }
+            let excluded = constraints.excluded.filter { $0.tagNumber == tag }
+            if case .other = name, !(permitted.isEmpty && excluded.isEmpty) {
+                return "\(name) cannot be checked against the CA's constraints on that name type"
+            }
+            for subtree in excluded where try Self.excludes(subtree, name) {
+                return "\(name) is inside the excluded subtree \(subtree)"
+            }
+            if case .ipAddress(let bytes) = name {
+                let ipPermitted = constraints.permitted.compactMap { c -> [UInt8]? in
+                    if case .ipAddress(let b) = c { return b }
+                    return nil
+                }
+                if !ipPermitted.isEmpty && !ipPermitted.contains(where: { Self.ip(bytes, within: $0) }) {
+                    return "\(name) is outside every permitted iPAddress subtree (of its family)"
+                }
+                continue
+            }
+            if !permitted.isEmpty, try !permitted.contains(where: { try Self.permits($0, name) }) {
+                return "\(name) is outside every permitted \(Self.typeName(tag)) subtree"
+            }
+        }
+        return nil
+    }
+
+    static func typeName(_ tag: UInt8) -> String {
+        switch tag {
+        case 1: return "rfc822Name"
+        case 2: return "dNSName"
+        case 4: return "directoryName"
+        case 6: return "URI"
+        case 7: return "iPAddress"
+        default: return "name"
+        }
+    }
+
+    struct InvalidName: Error {}
+
+    // MARK: Per-type comparisons
+
+    /// Whether the permitted subtree `c` contains every name `name` can stand for.
+    static func permits(_ c: GeneralName, _ name: GeneralName) throws -> Bool {
+        switch (c, name) {
+        case (.dnsName(let base), .dnsName(let n)):
+            guard let labels = DNSName.labels(n, allowWildcard: true) else { return false }
+            return dns(labels, within: base)
+        case (.rfc822Name(let base), .rfc822Name(let n)):
+            return email(n, within: base)
+        case (.uniformResourceIdentifier(let base), .uniformResourceIdentifier(let n)):
+            guard let host = uriHost(n) else { return false }
+            return uriHost(host, within: base)
+        case (.directoryName(let base), .directoryName(let n)):
+            return n.normalized.isWithin(base.normalized)
+        default:
+            return false
+        }
+    }
+
+    /// Whether the excluded subtree `c` contains any name `name` can stand for. A name whose
+    /// syntax is invalid is treated as excluded (fail closed).
+    static func excludes(_ c: GeneralName, _ name: GeneralName) throws -> Bool {
+        switch (c, name) {
+        case (.dnsName(let base), .dnsName(let n)):
+            guard let labels = DNSName.labels(n, allowWildcard: true) else { return true }
+            if dns(labels, within: base) { return true }
+            // `*.example.com` can stand for `bar.example.com`, which `bar.example.com` excludes.
+            if labels.first == "*", let b = DNSName.labels(base), b.count == labels.count,
+               b.dropFirst().elementsEqual(labels.dropFirst()) {
+                return true
+            }
+            return false
+        case (.ipAddress(let base), .ipAddress(let bytes)):
+            return ip(bytes, within: base)
+        case (.rfc822Name(let base), .rfc822Name(let n)):
+            return !isValidEmail(n) || email(n, within: base)
+        case (.uniformResourceIdentifier(let base), .uniformResourceIdentifier(let n)):
+            guard let host = uriHost(n) else { return true }
+            return uriHost(host, within: base)
+        case (.directoryName(let base), .directoryName(let n)):
+            return n.normalized.isWithin(base.normalized)
+        default:
+            return false
+        }
+    }
+
+    /// dNSName subtree: `example.com` holds `example.com` and every name under it (a wildcard
+    /// label counts as one more label). An empty constraint holds every name.
+    static func dns(_ labels: [Substring], within base: String) -> Bool {
+        if base.isEmpty { return true }
+        guard let b = DNSName.labels(base), b.count <= labels.count else { return false }
+        return labels.suffix(b.count).elementsEqual(b)
+    }
+
+    static func ip(_ address: [UInt8], within constraint: [UInt8]) -> Bool {
+        guard constraint.count == address.count * 2 else { return false }
+        let n = address.count
+        for i in 0..<n where address[i] & constraint[n + i] != constraint[i] & constraint[n + i] {
+            return false
+        }
+        return true
+    }
+
+    static func isValidEmail(_ s: String) -> Bool {
+        let parts = s.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, s.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+        return DNSName.labels(String(parts[1])) != nil
+    }
+
+    /// rfc822Name subtree (RFC 5280): `user@host` one mailbox; `host` every mailbox at that host;
+    /// `.host` every mailbox at any host under it. Domains compare case-insensitively, local parts exactly.
+    static func email(_ n: String, within base: String) -> Bool {
+        guard isValidEmail(n) else { return false }
+        let parts = n.split(separator: "@", omittingEmptySubsequences: false)
+        let local = parts[0], domain = parts[1].lowercased()
+        if base.contains("@") {
+            let b = base.split(separator: "@", omittingEmptySubsequences: false)
+            return b.count == 2 && b[0] == local && b[1].lowercased() == domain
+        }
+        let lowerBase = base.lowercased()
+        if lowerBase.hasPrefix(".") { return domain.hasSuffix(lowerBase) && domain.count > lowerBase.count }
+        return domain == lowerBase
+    }
+
+    /// The host of an absolute URI with an authority (`scheme://[userinfo@]host[:port]…`), or nil.
+    static func uriHost(_ uri: String) -> String? {
+        guard let schemeEnd = uri.range(of: "://") else { return nil }
+        var rest = uri[schemeEnd.upperBound...]
+        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("[") { return nil }  // IP-literal hosts cannot match DNS-style URI constraints
+        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
+        guard DNSName.labels(String(rest)) != nil else { return nil }
+        return rest.lowercased()
+    }
+
+    /// URI subtree: `host` that exact host; `.host` any host under it.
+    static func uriHost(_ host: String, within base: String) -> Bool {
+        let b = base.lowercased()
+        if b.hasPrefix(".") { return host.hasSuffix(b) && host.count > b.count }
+        return host == b
+    }
+}

@@ -1,0 +1,140 @@
+/// Depth-first path building over every candidate issuer, with backtracking (RFC 4158; the way
+/// Chromium, Go, rustls-webpki and pyca/cryptography build paths).
+///
+/// From the leaf, each step looks for certificates whose subject matches the current
+/// certificate's issuer (RFC 5280 §7.1 comparison): anchors first, then the untrusted
+/// intermediates, in each group those whose subjectKeyIdentifier equals the current
+/// certificate's authorityKeyIdentifier first. A candidate whose key identifier contradicts the
+/// authorityKeyIdentifier is not an issuer. Each edge costs one signature check; a path that
+/// reaches an anchor is handed to ``PathValidator``; any failure backtracks to the next candidate.
+/// A certificate already on the path (same subject and key) is not used again, so cycles end.
+/// All work is paid from the ``BudgetMeter``.
+struct PathBuilder<Backend: TrustBackend> {
+    let request: TrustEvaluationRequest
+    let backend: Backend
+    let anchors: AnchorIndex
+    let intermediatesBySubject: [NormalizedName: [Certificate]]
+    let validator: PathValidator
+    let maximumPathLength: Int
+
+    /// What building found.
+    struct Outcome {
+        /// A path that validated, leaf first.
+        var trusted: [Certificate]?
+        /// The first complete path that failed validation, with its failures.
+        var firstRejected: (path: [Certificate], failures: [TrustFailure])?
+        /// The longest path that could not be extended to an anchor.
+        var deepestDeadEnd: [Certificate] = []
+        /// Failures met on edges (bad signatures, unverifiable algorithms), by child index, for reporting.
+        var edgeFailures: [TrustFailure] = []
+        /// Set when the budget ran out.
+        var exhausted: BudgetMeter.Exhausted?
+        /// Set when the backend could not verify a scheme at all.
+        var unsupported: String?
+    }
+
+    init(request: TrustEvaluationRequest, backend: Backend, budget: ValidationBudget) {
+        self.request = request
+        self.backend = backend
+        self.anchors = request.anchors.index
+        var seen = Set<Certificate>()
+        self.intermediatesBySubject = Dictionary(
+            grouping: request.intermediates.filter { $0 != request.leaf && seen.insert($0).inserted },
+            by: { $0.subject.normalized })
+        self.validator = PathValidator(request: request)
+        self.maximumPathLength = budget.maximumPathLength
+    }
+
+    func build(meter: inout BudgetMeter) -> Outcome {
+        var outcome = Outcome()
+        do {
+            // The leaf itself may be an anchor: then it is the whole path.
+            if anchors.contains(request.leaf) {
+                try consider(complete: [request.leaf], outcome: &outcome, meter: &meter)
+                if outcome.trusted != nil { return outcome }
+            }
+            try extend([request.leaf], outcome: &outcome, meter: &meter)
+        } catch let exhausted as BudgetMeter.Exhausted {
+            outcome.exhausted = exhausted
+        } catch let error as TLSTrustError {
+            outcome.unsupported = error.message
+        } catch {
+            outcome.unsupported = "\(error)"
+        }
+        return outcome
+    }
+
+    /// Extends `path` by every candidate issuer of its last certificate; returns when a path validated.
+    private func extend(_ path: [Certificate], outcome: inout Outcome, meter: inout BudgetMeter) throws {
+        let child = path[path.count - 1]
+        var extended = false
+        for (candidate, isAnchor) in candidates(for: child) {
+            try meter.spendStep()
+            if path.contains(where: { $0.subject.normalized == candidate.subject.normalized && $0.publicKey == candidate.publicKey }) {
+                continue  // already on the path: a cycle
+            }
+            guard try signs(child, candidate, childIndex: path.count - 1, outcome: &outcome, meter: &meter) else { continue }
+            extended = true
+            let longer = path + [candidate]
+            if isAnchor {
+                try consider(complete: longer, outcome: &outcome, meter: &meter)
+            } else if longer.count < maximumPathLength {
+                try extend(longer, outcome: &outcome, meter: &meter)
+            }
+            if outcome.trusted != nil { return }
+        }
+        if !extended && path.count > outcome.deepestDeadEnd.count { outcome.deepestDeadEnd = path }
+    }
+
+    private func consider(complete path: [Certificate], outcome: inout Outcome, meter: inout BudgetMeter) throws {
+        let failures = try validator.failures(of: path, meter: &meter)
+        if failures.isEmpty {
+            outcome.trusted = path
+        } else if outcome.firstRejected == nil {
+            outcome.firstRejected = (path, failures)
+        }
+    }
+
+    /// Issuer candidates for `child`: anchors, then intermediates, AKI/SKI matches first;
+    /// candidates whose subjectKeyIdentifier contradicts the child's authorityKeyIdentifier are dropped.
+    private func candidates(for child: Certificate) -> [(Certificate, Bool)] {
+        let name = child.issuer.normalized
+        let keyID = child.authorityKeyIdentifier?.keyIdentifier
+        func ordered(_ certs: [Certificate]) -> [Certificate] {
+            guard let keyID else { return certs }
+            let usable = certs.filter { $0.subjectKeyIdentifier == nil || $0.subjectKeyIdentifier == keyID }
+            return usable.filter { $0.subjectKeyIdentifier == keyID } + usable.filter { $0.subjectKeyIdentifier == nil }
+        }
+        let anchorCandidates = ordered(anchors.candidates(named: name))
+        let intermediateCandidates = ordered((intermediatesBySubject[name] ?? []).filter { !anchors.contains($0) })
+        return anchorCandidates.map { ($0, true) } + intermediateCandidates.map { ($0, false) }
+    }
+
+    /// Whether `issuer`'s key verifies `child`'s signature. A scheme the engine refuses is not
+    /// verified (the edge is kept so the path's validation names the weak algorithm); a scheme the
+    /// backend cannot perform throws `.unsupported`.
+    private func signs(_ child: Certificate, _ issuer: Certificate, childIndex: Int,
+                       outcome: inout Outcome, meter: inout BudgetMeter) throws -> Bool {
+        guard let scheme = child.signatureScheme else {
+            return true  // PathValidator reports the refused algorithm; never trusted.
+        }
+        guard backend.capabilities.signatureSchemes.contains(scheme) else {
+            throw TLSTrustError(.unsupported, "\(backend.name) cannot verify \(scheme) signatures (unsupported)")
+        }
+        try meter.spendSignature()
+        let key: any SignatureVerificationKey
+        do {
+            key = try issuer.verificationKey(for: backend)
+        } catch let error as TLSTrustError where error.code == .unsupported {
+            throw error
+        } catch {
+            outcome.edgeFailures.append(TrustFailure(.badSignature, certificateIndex: childIndex, nativeCode: 0,
+                                                     nativeDescription: "issuer key unusable: \(error)"))
+            return false
+        }
+        if try key.isValidSignature(child.signatureValue, for: child.tbsCertificateBytes, scheme: scheme) { return true }
+        outcome.edgeFailures.append(TrustFailure(.badSignature, certificateIndex: childIndex, nativeCode: 0,
+                                                 nativeDescription: "signature does not verify with the key of '\(issuer.subject)'"))
+        return false
+    }
+}
