@@ -227,6 +227,7 @@ struct ConformanceExpectations {
     private static func notRunReason(_ detail: String) -> String {
         var text = detail.split(whereSeparator: \.isNewline).joined(separator: " ")
         for prefix in ["not run: ", "not run "] where text.hasPrefix(prefix) { text = String(text.dropFirst(prefix.count)) }
+        if text.hasPrefix("("), text.hasSuffix(")") { text = String(text.dropFirst().dropLast()) }
         return text
     }
 

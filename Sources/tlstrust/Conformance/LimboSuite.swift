@@ -71,12 +71,41 @@ struct LimboTestcase: Decodable {
     /// True when a verifier following the case's rules accepts the chain.
     var expectsSuccess: Bool { expectedResult == "SUCCESS" }
 
-    /// The first sentence of the description on one line, for tables.
+    /// What the case tests, in one sentence on one line, for tables: the first sentence of the
+    /// first paragraph that is neither a code block, a quotation nor boilerplate ("Produces the
+    /// following chain:", "Tests CVE-…").
     var summary: String {
-        let flat = description.split(whereSeparator: \.isNewline).joined(separator: " ")
-            .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        if let end = flat.range(of: ". ") { return String(flat[..<end.lowerBound]) + "." }
-        return flat
+        var paragraphs: [String] = []
+        var current: [Substring] = []
+        var inCode = false
+        func endParagraph() {
+            let text = current.joined(separator: " ").split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            if !text.isEmpty { paragraphs.append(text) }
+            current = []
+        }
+        for line in description.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("```") { inCode.toggle(); endParagraph(); continue }
+            if inCode { continue }
+            if trimmed.isEmpty || trimmed.hasPrefix(">") { endParagraph(); continue }
+            current.append(line)
+        }
+        endParagraph()
+        let isBoilerplate = { (p: String) in p.hasPrefix("Produces") || (p.hasPrefix("Tests ") && p.count < 40) }
+        var text = paragraphs.first(where: { !isBoilerplate($0) }) ?? paragraphs.first ?? ""
+        var searchFrom = text.startIndex
+        while let range = text.range(of: ". ", range: searchFrom..<text.endIndex) {
+            let before = text[..<range.lowerBound]
+            if before.hasSuffix("e.g") || before.hasSuffix("i.e") || before.hasSuffix("etc") {
+                searchFrom = range.upperBound
+                continue
+            }
+            text = String(before) + "."
+            break
+        }
+        if text.hasSuffix(":") { text = String(text.dropLast()) + "." }
+        if text.count > 240 { text = String(text.prefix(239)) + "…" }
+        return text
     }
 }
 
