@@ -2,7 +2,7 @@ internal import CGnuTLS
 import TLSTrust
 
 /// A prepared GnuTLS trust list (`gnutls_x509_trust_list_t`) holding a set of anchors, shared by
-/// all evaluations that use them.
+/// all native evaluations that use them.
 ///
 /// Ownership: each anchor is parsed once into a ``GnuTLSCertificate``, which owns it; the trust list
 /// only borrows the pointers (`gnutls_x509_trust_list_add_cas` without `GNUTLS_TL_NO_DUPLICATES`,
@@ -12,17 +12,16 @@ import TLSTrust
 /// requires `deinit(list, 1)` — two owners for one pointer. Duplicates are removed here instead,
 /// by DER, before anything is added.
 ///
-/// The same parsed anchors also serve the Swift path builder (which looks them up by subject name)
-/// and the per-certificate checks, so an evaluation parses only the peer's chain.
+/// Because the list borrows our pointers, GnuTLS's verify-output callback names an anchor by the
+/// very pointer we hold, which lets ``byPointer`` map the path GnuTLS verified back to the
+/// caller's `Certificate` values.
 final class GnuTLSAnchorStore: TrustAnchorStore, @unchecked Sendable {  // immutable after init; GnuTLS only reads a trust list and its certificates while verifying
     let list: gnutls_x509_trust_list_t
     let certificates: [Certificate]
     /// The parsed anchors, in the order of `certificates`; they own the pointers the list borrows.
     let parsed: [GnuTLSCertificate]
-    /// Anchor positions by the DER of their subject name, for issuer lookup.
-    private let bySubject: [[UInt8]: [Int]]
-    /// Anchor positions by certificate, to recognise a presented certificate that is an anchor.
-    private let byCertificate: [Certificate: Int]
+    /// Each anchor by the address of its `gnutls_x509_crt_t`.
+    let byPointer: [UnsafeRawPointer: Certificate]
 
     init(_ anchors: [Certificate]) throws {
         _ = GnuTLSLibrary.initialized
@@ -47,32 +46,11 @@ final class GnuTLSAnchorStore: TrustAnchorStore, @unchecked Sendable {  // immut
                 throw TLSTrustError(.backendFailure, "GnuTLS: cannot add the anchors to a trust list: \(reason)")
             }
         }
-
-        var bySubject: [[UInt8]: [Int]] = [:]
-        var byCertificate: [Certificate: Int] = [:]
-        for (index, anchor) in unique.enumerated() {
-            bySubject[anchor.subject.derEncoded, default: []].append(index)
-            byCertificate[anchor] = index
-        }
         self.list = made
         self.certificates = unique
         self.parsed = parsed
-        self.bySubject = bySubject
-        self.byCertificate = byCertificate
+        self.byPointer = Dictionary(uniqueKeysWithValues: zip(parsed.map { UnsafeRawPointer($0.ref) }, unique))
     }
 
     deinit { gnutls_x509_trust_list_deinit(list, 0) }
-
-    /// The position of `certificate` among the anchors, when it is one (compared by DER).
-    func index(of certificate: Certificate) -> Int? { byCertificate[certificate] }
-
-    /// Anchors whose subject could be `certificate`'s issuer: those whose subject name is
-    /// byte-identical to its issuer name. GnuTLS 3.7 compares names byte for byte
-    /// (`gnutls_x509_crt_check_issuer`), so no other anchor could pass; a dictionary lookup keeps
-    /// this step independent of the number of anchors (the system store holds ~140), which a
-    /// scan of every anchor on every handshake was not: it made evaluations against the system
-    /// store four times slower than against one app CA.
-    func issuerCandidates(for certificate: Certificate) -> [Int] {
-        bySubject[certificate.issuer.derEncoded] ?? []
-    }
 }

@@ -31,10 +31,17 @@ enum GnuTLSLibrary {
         return Array(UnsafeBufferPointer(start: data, count: Int(datum.size)))
     }
 
-    /// Calls `body` with a `gnutls_datum_t` viewing `bytes` (GnuTLS only reads through it). An empty
-    /// array still gets a valid pointer, so GnuTLS never sees NULL data.
-    static func withDatum<R>(_ bytes: [UInt8], _ body: (inout gnutls_datum_t) -> R) -> R {
-        let storage = bytes.isEmpty ? [0] : bytes
+    /// Calls `body` with a `gnutls_datum_t` viewing `bytes` (GnuTLS only reads through it), without
+    /// copying when the bytes are contiguous. Empty bytes still get a valid pointer, so GnuTLS never
+    /// sees NULL data. Sizes beyond `UInt32.max` are clamped: callers refuse such inputs first.
+    static func withDatum<R>(_ bytes: some Collection<UInt8>, _ body: (inout gnutls_datum_t) -> R) -> R {
+        if !bytes.isEmpty, let result = bytes.withContiguousStorageIfAvailable({ buffer in
+            var datum = gnutls_datum_t(data: UnsafeMutablePointer(mutating: buffer.baseAddress), size: UInt32(clamping: buffer.count))
+            return body(&datum)
+        }) {
+            return result
+        }
+        let storage: [UInt8] = bytes.isEmpty ? [0] : Array(bytes)
         return storage.withUnsafeBufferPointer { buffer in
             var datum = gnutls_datum_t(
                 data: UnsafeMutablePointer(mutating: buffer.baseAddress), size: UInt32(clamping: bytes.count))

@@ -1,8 +1,9 @@
 internal import CGnuTLS
 import TLSTrust
 
-/// The GnuTLS 3.7 trust backend: chain verification with a `gnutls_x509_trust_list_t` and
-/// `gnutls_x509_trust_list_verify_crt2`, completed in Swift where GnuTLS reports too little.
+/// The GnuTLS 3.7 trust backend: parsing, key import and signature verification
+/// (`gnutls_pubkey_verify_data2`) for TLSTrust's validation engine, and
+/// `gnutls_x509_trust_list_verify_crt2` as its native verifier.
 ///
 /// ```swift
 /// import TLSTrust
@@ -11,15 +12,10 @@ import TLSTrust
 /// TrustBackends.bootstrap(GnuTLSTrustBackend())
 /// ```
 ///
-/// GnuTLS says whether a chain is trusted but not which path it verified, nor at which certificate
-/// a problem lies, and it stops at the first problem. So this backend builds the path itself (with
-/// OpenSSL's rules, so that both backends report the same chain), checks each certificate with
-/// GnuTLS's primitives, and asks GnuTLS for its own verdict on that path; a chain is trusted only
-/// when both are clean. Validity dates are judged per evaluation, without GnuTLS's process-wide
-/// time hook (see ``GnuTLSVerification``). `docs/backends.md (GnuTLS section)` lists what differs from OpenSSL.
-///
-/// Stateless and `Sendable`: every evaluation parses its own certificates; prepared anchor stores
-/// (trust lists) are shared read-only between evaluations.
+/// Stateless and `Sendable`: every signature check and native evaluation works on its own
+/// arguments; imported keys (`gnutls_pubkey_t`) and prepared anchor stores (trust lists) are
+/// shared read-only. `docs/backends.md` (GnuTLS section) lists where the native verifier differs
+/// from the engine.
 public struct GnuTLSTrustBackend: TrustBackend {
     public init() {
         _ = GnuTLSLibrary.initialized
@@ -28,6 +24,15 @@ public struct GnuTLSTrustBackend: TrustBackend {
     public var name: String { "gnutls" }
 
     public var libraryVersion: String { GnuTLSLibrary.version }
+
+    /// Every scheme the engine accepts, Ed25519 included (GnuTLS 3.7 implements it). The native
+    /// verifier takes a host (DNS or IP), a purpose and non-self-signed anchors, but no
+    /// verification date (GnuTLS reads the time only through a process-wide hook) and no depth limit.
+    public var capabilities: TrustBackendCapabilities {
+        TrustBackendCapabilities(
+            signatureSchemes: SignatureScheme.all,
+            nativeVerifier: [.dnsHostName, .ipAddressHost, .purpose, .partialChains])
+    }
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try GnuTLSCertificate(derEncoded: derEncoded)
@@ -39,25 +44,18 @@ public struct GnuTLSTrustBackend: TrustBackend {
         return try PublicKey(subjectPublicKeyInfoDER: parsed.subjectPublicKeyInfoDER())
     }
 
+    public func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
+        try GnuTLSVerificationKey(key)
+    }
+
     public func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore {
         try GnuTLSAnchorStore(anchors)
     }
 
-    public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
-        guard GnuTLSLibrary.initialized else {
-            return request.evaluation(
-                chain: [request.leaf],
-                failures: [TrustFailure(.internalError, certificateIndex: nil, nativeCode: 0,
-                                        nativeDescription: "GnuTLS failed to initialise (gnutls_global_init)")],
-                backendName: name)
+    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
+        guard let store = anchorStore as? GnuTLSAnchorStore else {
+            return request.refusal(.internalError, "the anchor store was prepared by another backend", backendName: name)
         }
-        guard let store = request.anchorStore as? GnuTLSAnchorStore else {
-            return request.evaluation(
-                chain: [request.leaf],
-                failures: [TrustFailure(.internalError, certificateIndex: nil, nativeCode: 0,
-                                        nativeDescription: "anchor store was prepared by another backend")],
-                backendName: name)
-        }
-        return GnuTLSVerification(request: request, anchors: store).run(backendName: name)
+        return GnuTLSNativeVerifier(request: request, anchors: store).run(backendName: name)
     }
 }

@@ -1,15 +1,13 @@
 internal import CGnuTLS
 import TLSTrust
 
-/// Maps GnuTLS's `gnutls_certificate_status_t` bits onto TLSTrust's portable codes, and back.
+/// Maps GnuTLS's `gnutls_certificate_status_t` bits onto TLSTrust's portable codes, with GnuTLS's
+/// own text for each bit.
 ///
-/// GnuTLS reports one OR of status bits for a whole chain, without saying which certificate each
-/// bit is about, and several bits cover more than one problem (`GNUTLS_CERT_SIGNER_CONSTRAINTS_FAILURE`
-/// means a path length, name constraint, key usage or depth violation). The backend therefore finds
-/// each problem itself, per certificate, and labels it with the status bit GnuTLS uses for that
-/// class of problem (``nativeBit(for:)``) and GnuTLS's own text for that bit (``text(_:)``). A bit
-/// GnuTLS raised that no such finding explains is reported through ``portableCode(forUnexplained:host:)``,
-/// so nothing GnuTLS said is lost and nothing it refused becomes trust.
+/// GnuTLS reports one OR of status bits for a whole chain, and several bits cover more than one
+/// problem (`GNUTLS_CERT_SIGNER_CONSTRAINTS_FAILURE` means a path length, name constraint, key
+/// usage or depth violation); the mapping names the most likely portable reason and keeps the bit
+/// and GnuTLS's text alongside, so nothing GnuTLS said is lost.
 enum GnuTLSVerifyErrors {
     static let invalid = GNUTLS_CERT_INVALID.rawValue
     static let revoked = GNUTLS_CERT_REVOKED.rawValue
@@ -25,45 +23,13 @@ enum GnuTLSVerifyErrors {
     static let purposeMismatch = GNUTLS_CERT_PURPOSE_MISMATCH.rawValue
     static let unknownCriticalExtensions = GNUTLS_CERT_UNKNOWN_CRIT_EXTENSIONS.rawValue
 
-    /// The status bit GnuTLS raises for the class of problem `code` names.
-    ///
-    /// | portable code | GnuTLS status bit |
-    /// |---|---|
-    /// | `unknownIssuer`, `untrustedRoot` | `GNUTLS_CERT_SIGNER_NOT_FOUND` |
-    /// | `badSignature` | `GNUTLS_CERT_SIGNATURE_FAILURE` |
-    /// | `weakAlgorithm` | `GNUTLS_CERT_INSECURE_ALGORITHM` |
-    /// | `expired` / `notYetValid` | `GNUTLS_CERT_EXPIRED` / `GNUTLS_CERT_NOT_ACTIVATED` |
-    /// | `notCertificateAuthority` | `GNUTLS_CERT_SIGNER_NOT_CA` |
-    /// | `pathLengthExceeded`, `nameConstraintsViolated`, `invalidKeyUsage`, `chainTooLong` | `GNUTLS_CERT_SIGNER_CONSTRAINTS_FAILURE` |
-    /// | `purposeNotAllowed` | `GNUTLS_CERT_PURPOSE_MISMATCH` |
-    /// | `hostnameMismatch`, `ipAddressMismatch` | `GNUTLS_CERT_UNEXPECTED_OWNER` |
-    /// | `unhandledCriticalExtension` | `GNUTLS_CERT_UNKNOWN_CRIT_EXTENSIONS` |
-    /// | `revoked` | `GNUTLS_CERT_REVOKED` |
-    /// | anything else | `GNUTLS_CERT_INVALID` |
-    static func nativeBit(for code: TrustFailureCode) -> UInt32 {
-        switch code {
-        case .unknownIssuer, .untrustedRoot: return signerNotFound
-        case .badSignature: return signatureFailure
-        case .weakAlgorithm: return insecureAlgorithm
-        case .expired: return expired
-        case .notYetValid: return notActivated
-        case .notCertificateAuthority: return signerNotCA
-        case .pathLengthExceeded, .nameConstraintsViolated, .invalidKeyUsage, .chainTooLong: return signerConstraintsFailure
-        case .purposeNotAllowed: return purposeMismatch
-        case .hostnameMismatch, .ipAddressMismatch: return unexpectedOwner
-        case .unhandledCriticalExtension: return unknownCriticalExtensions
-        case .revoked: return revoked
-        default: return invalid
-        }
-    }
-
-    /// The portable code for a status bit that none of the backend's own findings explains.
+    /// The portable code for one status bit.
     ///
     /// The ambiguous `GNUTLS_CERT_SIGNER_CONSTRAINTS_FAILURE` becomes `nameConstraintsViolated`
-    /// (GnuTLS also raises it for name-constraint types it cannot evaluate, the only case our own
-    /// checks do not reproduce); bits that TLSTrust never asks for (OCSP, CRL freshness, TOFU) and a
-    /// bare `GNUTLS_CERT_INVALID` become `internalError`. All of these are fatal.
-    static func portableCode(forUnexplained bit: UInt32, host: HostIdentity?) -> TrustFailureCode {
+    /// (its most specific meaning; the native description keeps GnuTLS's wording); bits that
+    /// TLSTrust never asks for (OCSP, CRL freshness, TOFU) and a bare `GNUTLS_CERT_INVALID` become
+    /// `internalError`. All of these are fatal.
+    static func portableCode(_ bit: UInt32, host: HostIdentity?) -> TrustFailureCode {
         switch bit {
         case signerNotFound: return .unknownIssuer
         case signatureFailure: return .badSignature

@@ -1,19 +1,19 @@
 internal import CMbedTLS
 import TLSTrust
 
-/// Trust evaluation with mbedTLS 2.28 (`libmbedx509`), the library of embedded and small systems.
+/// The mbedTLS 2.28 trust backend (`libmbedx509`, the library of embedded and small systems):
+/// parsing, key import and signature verification (`mbedtls_pk_verify`, `mbedtls_pk_verify_ext`)
+/// for TLSTrust's validation engine, and `mbedtls_x509_crt_verify_with_profile` as its native
+/// verifier.
 ///
 /// ```swift
 /// import TLSTrustMbedTLS
 /// TrustBackends.bootstrap(MbedTLSTrustBackend())
 /// ```
 ///
-/// mbedTLS verifies signatures, issuers, CA constraints and the digest/key policy; this backend
-/// builds the path, judges validity at the requested date, enforces name constraints and the
-/// maximum depth, matches IP addresses and corrects DNS matching to RFC 6125 — each because
-/// mbedTLS 2.28 cannot (see `docs/backends.md` (mbedTLS section) for every difference from OpenSSL).
-/// Ed25519 and Ed448 certificates are not supported by mbedTLS 2.28: they are reported as
-/// `.weakAlgorithm` ("unsupported algorithm").
+/// mbedTLS 2.28 implements neither Ed25519 nor Ed448: such keys cannot be imported
+/// (`.unsupported`), and the engine refuses chains that need them. Its native verifier reads only
+/// the real clock and matches only DNS names; see `docs/backends.md` (mbedTLS section).
 public struct MbedTLSTrustBackend: TrustBackend {
     public init() {}
 
@@ -22,13 +22,22 @@ public struct MbedTLSTrustBackend: TrustBackend {
     /// `mbedtls_version_get_string_full()` of the library loaded at run time, e.g. `mbed TLS 2.28.3`.
     public var libraryVersion: String { mbedTLSLibrary.versionString }
 
+    /// RSA PKCS#1 v1.5, RSA-PSS and ECDSA with SHA-256/384/512 (no EdDSA in 2.28). The native
+    /// verifier takes a DNS host and non-self-signed anchors only: no date, IP address, purpose or
+    /// depth limit.
+    public var capabilities: TrustBackendCapabilities {
+        TrustBackendCapabilities(
+            signatureSchemes: SignatureScheme.all.subtracting([.ed25519]),
+            nativeVerifier: [.dnsHostName, .partialChains])
+    }
+
     /// Parses with `mbedtls_x509_crt_parse_der` (through the extension-callback variant, so that
     /// critical extensions mbedTLS does not implement do not make a well-formed certificate
-    /// unreadable; evaluation decides about them), then with the core.
+    /// unreadable; the engine decides about them), then with the core.
     ///
     /// A certificate mbedTLS refuses as malformed is refused with mbedTLS's text. One it refuses
     /// only because it does not implement the algorithm (Ed25519, Ed448, an unknown curve) is
-    /// returned: it is well-formed, and evaluating it reports `.weakAlgorithm`.
+    /// returned: it is well-formed; the engine then cannot verify signatures made with its key.
     ///
     /// - Throws: `TLSTrustError` `.malformedCertificate`.
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
@@ -38,9 +47,9 @@ public struct MbedTLSTrustBackend: TrustBackend {
             mbedtls_x509_crt_free(probe)
             probe.deallocate()
         }
-        let status = MbedTLSParser.parse(derEncoded, appendingTo: probe, record: MbedTLSExtensionRecord())
+        let status = MbedTLSParsing.acceptingUnknownExtensions.parse(derEncoded, appendingTo: probe)
         if status != 0 {
-            let failure = MbedTLSParseFailure(code: status, text: MbedTLSLibrary.errorText(status))
+            let failure = MbedTLSParseFailure(code: status)
             guard failure.isUnsupportedAlgorithm else {
                 throw TLSTrustError(.malformedCertificate, "mbedTLS cannot parse the certificate: \(failure.text)")
             }
@@ -60,7 +69,7 @@ public struct MbedTLSTrustBackend: TrustBackend {
     ///   `.malformedCertificate` when mbedTLS cannot parse the certificate.
     public func publicKey(of certificate: Certificate) throws -> PublicKey {
         let parsed: MbedTLSCertificate
-        switch MbedTLSCertificate.parse(certificate) {
+        switch MbedTLSCertificate.parse(certificate, .acceptingUnknownExtensions) {
         case .success(let value):
             parsed = value
         case .failure(let failure):
@@ -71,37 +80,31 @@ public struct MbedTLSTrustBackend: TrustBackend {
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let written = buffer.withUnsafeMutableBufferPointer { out in
-            mbedtls_pk_write_pubkey_der(parsed.view.key, out.baseAddress, out.count)
+            mbedtls_pk_write_pubkey_der(MbedTLSCertificate.keyPointer(of: parsed.pointer), out.baseAddress, out.count)
         }
         guard written > 0 else {
             throw TLSTrustError(.backendFailure, "mbedtls_pk_write_pubkey_der failed: \(MbedTLSLibrary.errorText(written))")
         }
         let encoded = Array(buffer.suffix(Int(written)))
-        let raw = parsed.view.pointer.pointee.pk_raw
+        let raw = parsed.pointer.pointee.pk_raw
         let original = raw.p.map { Array(UnsafeBufferPointer(start: $0, count: raw.len)) } ?? encoded
         return try PublicKey(subjectPublicKeyInfoDER: encoded == original ? encoded : original)
     }
 
-    /// Parses the anchors into one mbedTLS CA list, shared read-only by every evaluation.
-    /// Anchors mbedTLS cannot parse are kept aside (a path ending at one is untrusted).
+    public func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
+        try MbedTLSVerificationKey(key)
+    }
+
+    /// Parses the anchors into one mbedTLS CA list, shared read-only by every native evaluation.
+    /// Anchors mbedTLS cannot parse are left out, as `mbedtls_x509_crt_parse` leaves them out.
     public func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore {
         try MbedTLSAnchorStore(anchors)
     }
 
-    public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
-        if let reason = mbedTLSLibrary.unusableReason {
-            return refusal(request, reason)
+    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
+        guard let store = anchorStore as? MbedTLSAnchorStore else {
+            return request.refusal(.internalError, "the anchor store was prepared by another backend", backendName: name)
         }
-        guard let store = request.anchorStore as? MbedTLSAnchorStore else {
-            return refusal(request, "the anchor store was not made by the mbedtls backend")
-        }
-        return MbedTLSEvaluator(request: request, store: store, backendName: name).evaluate()
-    }
-
-    private func refusal(_ request: TrustEvaluationRequest, _ message: String) -> TrustEvaluation {
-        request.evaluation(
-            chain: [request.leaf],
-            failures: [TrustFailure(.internalError, certificateIndex: nil, nativeCode: 0, nativeDescription: message)],
-            backendName: name)
+        return MbedTLSNativeVerifier(request: request, anchors: store).run(backendName: name)
     }
 }

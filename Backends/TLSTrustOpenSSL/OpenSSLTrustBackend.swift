@@ -1,7 +1,8 @@
 internal import COpenSSL
 import TLSTrust
 
-/// The OpenSSL 3 trust backend: chain verification with `X509_STORE_CTX` and `X509_VERIFY_PARAM`.
+/// The OpenSSL 3 trust backend: parsing, key import and signature verification (`EVP_DigestVerify`)
+/// for TLSTrust's validation engine, and `X509_verify_cert` as its native verifier.
 ///
 /// ```swift
 /// import TLSTrust
@@ -10,8 +11,9 @@ import TLSTrust
 /// TrustBackends.bootstrap(OpenSSLTrustBackend())
 /// ```
 ///
-/// Stateless and `Sendable`: every evaluation gets its own `X509_STORE_CTX`; prepared anchor
-/// stores (`X509_STORE`) are shared read-only between evaluations.
+/// Stateless and `Sendable`: every signature check and native evaluation makes its own OpenSSL
+/// context; imported keys (`EVP_PKEY`) and prepared anchor stores (`X509_STORE`) are shared
+/// read-only.
 public struct OpenSSLTrustBackend: TrustBackend {
     public init() {
         _ = OpenSSLLibrary.initialized
@@ -20,6 +22,14 @@ public struct OpenSSLTrustBackend: TrustBackend {
     public var name: String { "openssl" }
 
     public var libraryVersion: String { OpenSSLLibrary.version }
+
+    /// Every scheme the engine accepts, Ed25519 included; `X509_verify_cert` can be told every
+    /// request field (`X509_VERIFY_PARAM`).
+    public var capabilities: TrustBackendCapabilities {
+        TrustBackendCapabilities(
+            signatureSchemes: SignatureScheme.all,
+            nativeVerifier: [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains])
+    }
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try OpenSSLCertificate(derEncoded: derEncoded)
@@ -31,18 +41,18 @@ public struct OpenSSLTrustBackend: TrustBackend {
         return try PublicKey(subjectPublicKeyInfoDER: x.subjectPublicKeyInfoDER())
     }
 
+    public func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
+        try OpenSSLVerificationKey(key)
+    }
+
     public func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore {
         try OpenSSLAnchorStore(anchors)
     }
 
-    public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
-        guard let store = request.anchorStore as? OpenSSLAnchorStore else {
-            return request.evaluation(
-                chain: [request.leaf],
-                failures: [TrustFailure(.internalError, certificateIndex: nil, nativeCode: 0,
-                                        nativeDescription: "anchor store was prepared by another backend")],
-                backendName: name)
+    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
+        guard let store = anchorStore as? OpenSSLAnchorStore else {
+            return request.refusal(.internalError, "the anchor store was prepared by another backend", backendName: name)
         }
-        return OpenSSLVerification(request: request, anchors: store).run(backendName: name)
+        return OpenSSLNativeVerifier(request: request, anchors: store).run(backendName: name)
     }
 }

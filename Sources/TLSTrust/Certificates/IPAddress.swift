@@ -48,26 +48,31 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         guard s.contains(":"), !s.contains("%") else { return nil }
         let halves = s.components(separatedBy: "::")
         guard halves.count <= 2 else { return nil }
-        func groups(_ part: Substring) -> [UInt8]? {
+        /// Groups of 1–4 hex digits; an embedded IPv4 address only as the very last piece of the
+        /// whole address (`::ffff:1.2.3.4`, never `1.2.3.4::`).
+        func groups(_ part: Substring, endsAddress: Bool) -> [UInt8]? {
             if part.isEmpty { return [] }
             var out: [UInt8] = []
             let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
             for (i, piece) in pieces.enumerated() {
-                if i == pieces.count - 1, piece.contains(".") {
+                if endsAddress, i == pieces.count - 1, piece.contains(".") {
                     guard let v4 = parseIPv4(piece) else { return nil }
                     out += v4
                     continue
                 }
-                guard !piece.isEmpty, piece.count <= 4, let v = UInt16(piece, radix: 16) else { return nil }
+                // Only hex digits: `UInt16(_:radix:)` alone would also take a sign (`::+1`).
+                guard !piece.isEmpty, piece.count <= 4, piece.allSatisfy({ $0.isASCII && $0.isHexDigit }),
+                      let v = UInt16(piece, radix: 16) else { return nil }
                 out += [UInt8(v >> 8), UInt8(v & 0xFF)]
             }
             return out
         }
         if halves.count == 1 {
-            guard let all = groups(s), all.count == 16 else { return nil }
+            guard let all = groups(s, endsAddress: true), all.count == 16 else { return nil }
             return all
         }
-        guard let head = groups(Substring(halves[0])), let tail = groups(Substring(halves[1])) else { return nil }
+        guard let head = groups(Substring(halves[0]), endsAddress: false),
+              let tail = groups(Substring(halves[1]), endsAddress: true) else { return nil }
         guard head.count + tail.count <= 14 else { return nil }
         return head + [UInt8](repeating: 0, count: 16 - head.count - tail.count) + tail
     }

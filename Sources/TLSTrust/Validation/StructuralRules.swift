@@ -66,7 +66,10 @@ enum StructuralRules {
         // MARK: Web PKI (relaxed under .rfc5280)
         guard profile == .webPKI else { return out }
         if c.version != 3 { add(.malformedCertificate, "X.509 v\(c.version) certificate (web PKI: v3 only)") }
-        if let problem = serialNumberProblem(c.serialNumber) { add(.malformedCertificate, problem) }
+        // Anchors are trusted by configuration (RFC 5280 §6.1.1 (d): a name and a key), so the
+        // issuance rules below (serial number, AKI) are not held against them.
+        let isAnchor = role == .anchor || role == .leafAnchor
+        if !isAnchor, let problem = serialNumberProblem(c.serialNumber) { add(.malformedCertificate, problem) }
         if role.isCA {
             if c.basicConstraints?.isCritical != true {
                 add(.malformedCertificate, c.basicConstraints == nil
@@ -75,7 +78,7 @@ enum StructuralRules {
             if c.subjectKeyIdentifier == nil { add(.malformedCertificate, "CA certificate without subjectKeyIdentifier") }
             if ku == nil { add(.invalidKeyUsage, "CA certificate without keyUsage") }
         }
-        if !c.isSelfIssued && c.authorityKeyIdentifier?.keyIdentifier == nil {
+        if !isAnchor && !c.isSelfIssued && c.authorityKeyIdentifier?.keyIdentifier == nil {
             add(.malformedCertificate, c.authorityKeyIdentifier == nil
                 ? "certificate without authorityKeyIdentifier (web PKI: required unless self-issued)"
                 : "authorityKeyIdentifier without keyIdentifier")
@@ -93,11 +96,50 @@ enum StructuralRules {
             if c.isCritical(ExtensionOID.extendedKeyUsage) == true {
                 add(.malformedCertificate, "critical extendedKeyUsage in a leaf certificate (web PKI: MUST NOT)")
             }
+            if c.extendedKeyUsage?.contains(ExtendedKeyUsageOID.anyExtendedKeyUsage) == true {
+                add(.purposeNotAllowed, "anyExtendedKeyUsage in a leaf certificate (CA/B Forum BR §7.1.2.7.10: MUST NOT)")
+            }
+            if let problem = commonNameProblem(c) { add(.malformedCertificate, problem) }
         }
         if c.isCritical(ExtensionOID.subjectAltName) == true && !c.subject.isEmpty {
             add(.malformedCertificate, "critical subjectAltName with a non-empty subject (web PKI)")
         }
         return out
+    }
+
+    /// CA/B Forum BR §7.1.4.3: a leaf's subject commonName, if it holds an IP address or a domain
+    /// name, must be a byte-for-byte copy of one of the subjectAltNames: an IP address in its
+    /// canonical text (dotted decimal; RFC 5952 for IPv6), a domain name in A-labels and in the
+    /// SAN's exact case. A CN that writes a SAN's value differently (`0xC0A80101`, `192.168.001.001`,
+    /// upper-case IPv6, a U-label, other case) is how one certificate is read as naming different
+    /// hosts by verifiers that still look at the CN. A CN that is simply a different name is not
+    /// refused: private and test PKIs commonly use a descriptive CN.
+    static func commonNameProblem(_ c: Certificate) -> String? {
+        guard !c.subjectAltNames.isEmpty else { return nil }
+        for attribute in c.subject.attributes where attribute.oid == HostNameMatcher.commonNameOID {
+            let cn = attribute.value
+            if c.dnsNames.contains(cn) || c.ipAddresses.contains(where: { $0.description == cn }) { continue }
+            if looksLikeIPAddress(cn) {
+                return "subject commonName '\(cn)' writes an IP address other than as the canonical text of an iPAddress SAN (CA/B Forum BR §7.1.4.3)"
+            }
+            if !cn.utf8.allSatisfy({ $0 < 0x80 }) && cn.contains(".") && !cn.contains(" ") {
+                return "subject commonName '\(cn)' is a domain name in U-labels (CA/B Forum BR §7.1.4.3: A-labels, as in the SAN)"
+            }
+            if c.dnsNames.contains(where: { $0.lowercased() == cn.lowercased() }) {
+                return "subject commonName '\(cn)' differs in case from its subjectAltName (CA/B Forum BR §7.1.4.3: a byte-for-byte copy)"
+            }
+        }
+        return nil
+    }
+
+    /// An IP address in any notation a resolver might accept: a strict literal, a dotted quad with
+    /// leading zeros, or a hexadecimal number.
+    static func looksLikeIPAddress(_ s: String) -> Bool {
+        if IPAddress(s) != nil { return true }
+        let lower = s.lowercased()
+        if lower.hasPrefix("0x"), lower.count > 2, lower.dropFirst(2).allSatisfy(\.isHexDigit) { return true }
+        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
     }
 
     /// RFC 5280 §4.1.2.2: positive, at most 20 octets.

@@ -1,12 +1,14 @@
 internal import COpenSSL
 import TLSTrust
 
-/// One run of `X509_verify_cert` for a `TrustEvaluationRequest`.
+/// One run of `X509_verify_cert` for a `TrustEvaluationRequest`: OpenSSL's own verifier, with
+/// nothing added in Swift (the backend's native mode, for comparison with the engine).
 ///
 /// Translates the request into an `X509_VERIFY_PARAM` (time, host or IP, purpose, depth, partial
 /// chains, security level), collects *every* error through a verify callback rather than stopping
-/// at the first, and reads back the chain OpenSSL built.
-struct OpenSSLVerification {
+/// at the first, and reads back the chain OpenSSL built. The verdict is OpenSSL's alone; where it
+/// differs from the engine's is listed in `docs/backends.md`.
+struct OpenSSLNativeVerifier {
     /// Minimum security level for signatures and keys in the chain: 2 means 112-bit security, so
     /// RSA and DSA keys under 2048 bits and SHA-1 (or MD5) signatures are refused, as the CA/Browser
     /// Forum baseline requirements demand. Plain `X509_verify_cert` checks no level at all unless
@@ -76,11 +78,10 @@ struct OpenSSLVerification {
         }
         switch request.host {
         case .dnsName(let name)?:  // an absolute name's trailing dot is already dropped by HostIdentity
-            // Wildcards only as a whole left-most label; the CN is consulted only when the leaf has
-            // no subjectAltName at all (OpenSSL alone would also fall back when the SANs hold only
-            // IP addresses).
+            // Wildcards only as a whole left-most label. OpenSSL consults the subject CN only when
+            // the leaf has no DNS subjectAltName, and only if the request allows that fallback.
             var hostFlags = UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
-            if request.leaf.hasSubjectAltName { hostFlags |= UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT) }
+            if !request.allowsCommonNameFallback { hostFlags |= UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT) }
             X509_VERIFY_PARAM_set_hostflags(param, hostFlags)
             guard !name.utf8.contains(0), X509_VERIFY_PARAM_set1_host(param, name, name.utf8.count) == 1 else {
                 return fail(.invalidPolicy, "OpenSSL refuses the host name '\(name)'")
@@ -115,16 +116,6 @@ struct OpenSSLVerification {
             failures.append(TrustFailure(
                 OpenSSLVerifyErrors.portableCode(error), certificateIndex: Int(depth),
                 nativeCode: Int(error), nativeDescription: OpenSSLVerifyErrors.text(error)))
-        }
-        // Fail closed on the host: the core's RFC 6125 matcher, shared by every backend, must agree.
-        if let host = request.host, !request.leaf.matches(host),
-           !failures.contains(where: { $0.code == .hostnameMismatch || $0.code == .ipAddressMismatch }) {
-            let (code, error) = host.isIPAddress
-                ? (TrustFailureCode.ipAddressMismatch, X509_V_ERR_IP_ADDRESS_MISMATCH)
-                : (.hostnameMismatch, X509_V_ERR_HOSTNAME_MISMATCH)
-            failures.append(TrustFailure(
-                code, certificateIndex: 0, nativeCode: Int(error),
-                nativeDescription: OpenSSLVerifyErrors.text(error) + " (by TLSTrust's RFC 6125 check)"))
         }
         if verified != 1 && failures.isEmpty {
             // Fail closed: OpenSSL refused without calling back (an internal error).

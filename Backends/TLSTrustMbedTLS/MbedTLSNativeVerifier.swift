@@ -1,0 +1,116 @@
+internal import CMbedTLS
+import TLSTrust
+
+/// One call of `mbedtls_x509_crt_verify_with_profile` for a `TrustEvaluationRequest`: mbedTLS's own
+/// verifier, with nothing added in Swift (the backend's native mode, for comparison with the engine).
+///
+/// The presented certificates are parsed as the library parses them and handed over in the given
+/// order (leaf first), with mbedTLS's default profile and the DNS host as `cn`. A verify callback
+/// records the chain mbedTLS built and each certificate's flags, without changing them.
+///
+/// What mbedTLS 2.28 cannot be told — a verification date (it reads the real clock), an IP address
+/// (it has no IP matching), a purpose (the verifier checks no extended key usage) and a depth
+/// limit — is not declared in the backend's capabilities, so the core refuses such requests.
+struct MbedTLSNativeVerifier {
+    let request: TrustEvaluationRequest
+    let anchors: MbedTLSAnchorStore
+
+    /// What the verify callback is shown, per depth (0 = leaf).
+    private final class ChainRecorder {
+        var byDepth: [Int: (certificate: UnsafeMutableRawPointer, flags: UInt32)] = [:]
+    }
+
+    func run(backendName: String) -> TrustEvaluation {
+        func refuse(_ code: TrustFailureCode, _ message: String, index: Int? = nil, nativeCode: Int = 0) -> TrustEvaluation {
+            request.evaluation(
+                chain: [request.leaf],
+                failures: [TrustFailure(code, certificateIndex: index, nativeCode: nativeCode, nativeDescription: message)],
+                backendName: backendName)
+        }
+        if let reason = mbedTLSLibrary.unusableReason { return refuse(.internalError, reason) }
+        var hostname: String?
+        switch request.host {
+        case .dnsName(let name)?:
+            guard !name.utf8.contains(0) else { return refuse(.invalidPolicy, "mbedTLS cannot check a host name containing a NUL byte") }
+            hostname = name
+        case .ipAddress?:
+            return refuse(.unsupported, "mbedTLS 2.28 cannot match IP addresses")
+        case nil:
+            break
+        }
+
+        // The presented chain, parsed as the library parses it.
+        var presented: [MbedTLSCertificate] = []
+        for (index, certificate) in ([request.leaf] + request.intermediates).enumerated() {
+            switch MbedTLSCertificate.parse(certificate, .strict) {
+            case .success(let parsed):
+                presented.append(parsed)
+            case .failure(let failure):
+                let code: TrustFailureCode = failure.isUnsupportedAlgorithm ? .weakAlgorithm : .malformedCertificate
+                return refuse(code, "mbedTLS cannot parse \(index == 0 ? "the leaf" : "intermediate \(index)"): \(failure.text)",
+                              index: index == 0 ? 0 : nil, nativeCode: Int(failure.code))
+            }
+        }
+        var byAddress = anchors.byAddress
+        for parsed in presented where byAddress[UnsafeMutableRawPointer(parsed.pointer)] == nil {
+            byAddress[UnsafeMutableRawPointer(parsed.pointer)] = parsed.certificate
+        }
+
+        let recorder = ChainRecorder()
+        var flags: UInt32 = 0
+        let status: Int32 = Self.withLinkedList(presented) { head in
+            withExtendedLifetime(recorder) {
+                let context = Unmanaged.passUnretained(recorder).toOpaque()
+                let callback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<mbedtls_x509_crt>?, Int32, UnsafeMutablePointer<UInt32>?) -> Int32 = { context, crt, depth, flags in
+                    guard let context, let crt, let flags else { return MBEDTLS_ERR_X509_BAD_INPUT_DATA }
+                    let recorder = Unmanaged<ChainRecorder>.fromOpaque(context).takeUnretainedValue()
+                    recorder.byDepth[Int(depth)] = (UnsafeMutableRawPointer(crt), flags.pointee)
+                    return 0
+                }
+                // mbedTLS's default profile, as `mbedtls_x509_crt_verify` would use it.
+                return withUnsafePointer(to: mbedtls_x509_crt_profile_default) { profile in
+                    guard let hostname else {
+                        return mbedtls_x509_crt_verify_with_profile(head, anchors.trustList, nil, profile, nil, &flags, callback, context)
+                    }
+                    return hostname.withCString { cn in
+                        mbedtls_x509_crt_verify_with_profile(head, anchors.trustList, nil, profile, cn, &flags, callback, context)
+                    }
+                }
+            }
+        }
+        guard status == 0 || status == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED else {
+            return refuse(.internalError, "mbedtls_x509_crt_verify_with_profile: \(MbedTLSLibrary.errorText(status))", nativeCode: Int(status))
+        }
+
+        // The chain mbedTLS built, leaf first, and each certificate's flags at its depth.
+        var chain: [Certificate] = []
+        var failures: [TrustFailure] = []
+        for depth in 0..<recorder.byDepth.count {
+            guard let item = recorder.byDepth[depth], let certificate = byAddress[item.certificate] else { break }
+            chain.append(certificate)
+            for bit in MbedTLSVerifyFlag.bits(of: item.flags) {
+                failures.append(MbedTLSVerifyFlag.failure(bit, at: depth))
+            }
+        }
+        if chain.first != request.leaf { chain = [request.leaf] }
+        if status != 0 && failures.isEmpty {
+            // Fail closed: mbedTLS refused without showing a flagged certificate to the callback.
+            let bits = MbedTLSVerifyFlag.bits(of: flags)
+            failures = bits.map { MbedTLSVerifyFlag.failure($0, at: nil) }
+            if failures.isEmpty {
+                failures.append(TrustFailure(.internalError, certificateIndex: nil, nativeCode: Int(status),
+                                             nativeDescription: MbedTLSLibrary.errorText(status)))
+            }
+        }
+        return request.evaluation(chain: chain, failures: failures, backendName: backendName)
+    }
+
+    /// Links the certificates through `next` in the given order for the duration of `body`, and
+    /// unlinks them afterwards, so that each owner's `mbedtls_x509_crt_free` frees only its own.
+    static func withLinkedList<R>(_ list: [MbedTLSCertificate], _ body: (UnsafeMutablePointer<mbedtls_x509_crt>) -> R) -> R {
+        for (current, next) in zip(list, list.dropFirst()) { current.pointer.pointee.next = next.pointer }
+        list.last?.pointer.pointee.next = nil
+        defer { for certificate in list { certificate.pointer.pointee.next = nil } }
+        return withExtendedLifetime(list) { body(list[0].pointer) }
+    }
+}

@@ -1,0 +1,103 @@
+internal import CMbedTLS
+import TLSTrust
+
+/// A subject public key imported into mbedTLS once (`mbedtls_pk_parse_public_key`), for the
+/// engine's signature checks: the message is hashed with `mbedtls_md`, then verified with
+/// `mbedtls_pk_verify` (PKCS#1 v1.5, ECDSA) or `mbedtls_pk_verify_ext` (RSA-PSS).
+///
+/// Thread safety: mbedTLS 2.28 only reads a public-key context while verifying, with two
+/// exceptions, both handled: an RSA context caches a Montgomery constant on first use, under its
+/// own mutex (Debian builds with `MBEDTLS_THREADING_C`); an EC key caches its group's comb table
+/// on first use without a lock, so `init` computes it (`CMbedTLS_warm_up_key`) while the key is
+/// still private to one thread. Afterwards one key is shared read-only by every thread.
+final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable {  // pk context read-only after init (see above)
+    private let pk: UnsafeMutablePointer<mbedtls_pk_context>
+    private let type: mbedtls_pk_type_t
+
+    /// Imports a DER SubjectPublicKeyInfo.
+    ///
+    /// - Throws: `TLSTrustError` `.unsupported` for keys mbedTLS 2.28 does not implement (Ed25519,
+    ///   Ed448, id-RSASSA-PSS keys, unknown curves), `.malformedKey` when it cannot decode the key
+    ///   (with mbedTLS's reason).
+    init(_ key: PublicKey) throws {
+        if let reason = mbedTLSLibrary.unusableReason { throw TLSTrustError(.backendFailure, reason) }
+        let der = key.subjectPublicKeyInfoDER
+        guard !der.isEmpty else { throw TLSTrustError(.malformedKey, "mbedTLS cannot decode an empty public key") }
+        let pk = UnsafeMutablePointer<mbedtls_pk_context>.allocate(capacity: 1)
+        mbedtls_pk_init(pk)
+        let parsed = der.withUnsafeBufferPointer { mbedtls_pk_parse_public_key(pk, $0.baseAddress, $0.count) }
+        let warmed = parsed == 0 ? CMbedTLS_warm_up_key(pk) : 0
+        guard parsed == 0, warmed == 0 else {
+            mbedtls_pk_free(pk)
+            pk.deallocate()
+            if warmed != 0 {
+                throw TLSTrustError(.backendFailure, "mbedTLS could not prepare the key (\(key.algorithm)): \(MbedTLSLibrary.errorText(warmed))")
+            }
+            let reason = MbedTLSLibrary.errorText(parsed)
+            if MbedTLSParseFailure(code: parsed).isUnsupportedAlgorithm {
+                throw TLSTrustError(.unsupported, "mbedTLS 2.28 does not support this key (\(key.algorithm)): \(reason)")
+            }
+            throw TLSTrustError(.malformedKey, "mbedTLS cannot decode the public key (\(key.algorithm)): \(reason)")
+        }
+        self.pk = pk
+        self.type = mbedtls_pk_get_type(pk)
+    }
+
+    deinit {
+        mbedtls_pk_free(pk)
+        pk.deallocate()
+    }
+
+    private static func digest(_ algorithm: DigestAlgorithm) -> mbedtls_md_type_t {
+        switch algorithm {
+        case .sha256: return MBEDTLS_MD_SHA256
+        case .sha384: return MBEDTLS_MD_SHA384
+        case .sha512: return MBEDTLS_MD_SHA512
+        }
+    }
+
+    /// Verifies one signature over `message`.
+    ///
+    /// - Returns: false for a wrong, empty or undecodable signature and for a scheme that does not
+    ///   fit this key.
+    /// - Throws: `TLSTrustError` `.unsupported` for Ed25519, which mbedTLS 2.28 does not implement,
+    ///   or a digest this mbedTLS build lacks.
+    func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
+        let digest: DigestAlgorithm
+        switch scheme {
+        case .ed25519:
+            throw TLSTrustError(.unsupported, "mbedTLS 2.28 does not implement Ed25519 signatures")
+        case .rsaPKCS1v15(let d), .rsaPSS(let d):
+            guard type == MBEDTLS_PK_RSA else { return false }
+            digest = d
+        case .ecdsa(let d):
+            guard type == MBEDTLS_PK_ECKEY || type == MBEDTLS_PK_ECDSA else { return false }
+            digest = d
+        }
+        guard !signature.isEmpty else { return false }
+        let md = Self.digest(digest)
+        guard let info = mbedtls_md_info_from_type(md) else {
+            throw TLSTrustError(.unsupported, "this mbedTLS build has no \(digest)")
+        }
+
+        var hash = [UInt8](repeating: 0, count: Int(MBEDTLS_MD_MAX_SIZE))
+        let hashLength = Int(mbedtls_md_get_size(info))
+        let hashed = message.withUnsafeBufferPointer { input in
+            withUnsafePointer(to: 0 as UInt8) { empty in  // a valid pointer even for an empty message
+                mbedtls_md(info, input.baseAddress ?? empty, input.count, &hash)
+            }
+        }
+        guard hashed == 0 else {
+            throw TLSTrustError(.backendFailure, "mbedtls_md failed: \(MbedTLSLibrary.errorText(hashed))")
+        }
+
+        let result: Int32 = signature.withUnsafeBufferPointer { sig in
+            if case .rsaPSS = scheme {
+                var options = mbedtls_pk_rsassa_pss_options(mgf1_hash_id: md, expected_salt_len: Int32(digest.length))
+                return mbedtls_pk_verify_ext(MBEDTLS_PK_RSASSA_PSS, &options, pk, md, hash, hashLength, sig.baseAddress, sig.count)
+            }
+            return mbedtls_pk_verify(pk, md, hash, hashLength, sig.baseAddress, sig.count)
+        }
+        return result == 0
+    }
+}
