@@ -215,7 +215,7 @@ struct ConformanceCommandTests {
             try w.run(["--update-expectations", "--write-docs", w.docs]).expectExit(0)
             let page = try String(contentsOfFile: w.docs, encoding: .utf8)
             for backend in backends { #expect(page.contains("### \(backend)"), "a table per backend") }
-            #expect(page.contains("| engine (webpki) | 4 | 1 | 0 | 2 |"), page)
+            #expect(page.contains("| engine (webpki) | 4 | 1 | 0 | 2 |"), "\(page)")
             #expect(page.contains("tiny::mislabelled"), "the expectation list")
             #expect(page.contains("What the native verifiers get wrong that the engine gets right"))
             #expect(page.contains("--write-docs docs/conformance.md"), "how to regenerate it")
