@@ -83,14 +83,21 @@ struct CompareCommand: ParsableCommand {
         var lines = [table.render(), ""]
         let engineVerdicts = Set(rows.map { verdict($0.engine.evaluation) })
         if let first = rows.first?.engine.evaluation, engineVerdicts.count == 1 {
-            lines.append("engine: \(first)".terminalSafe)
+            lines.append((first.isTrusted ? "engine: trusted (\(first.result.rawValue)) on every backend, chain of \(first.chain.count)"
+                                          : "engine: \(first)").terminalSafe)
         } else {
             lines.append("engine verdicts differ between backends (the engine should decide alike everywhere):")
             for row in rows { lines.append("  \(row.backend.name): \(row.engine.evaluation)".terminalSafe) }
         }
-        let differing = rows.filter { verdict($0.native.evaluation) != verdict($0.engine.evaluation) }.map(\.backend.name)
+        let unsupported = rows.filter { $0.native.evaluation.unsupportedFailure != nil }.map(\.backend.name)
+        let differing = rows.filter {
+            $0.native.evaluation.unsupportedFailure == nil && verdict($0.native.evaluation) != verdict($0.engine.evaluation)
+        }.map(\.backend.name)
         if !differing.isEmpty {
             lines.append("native verifier differs from the engine on: \(differing.joined(separator: ", "))")
+        }
+        if !unsupported.isEmpty {
+            lines.append("native verifier cannot honour this request on: \(unsupported.joined(separator: ", "))")
         }
         return lines.joined(separator: "\n")
     }
