@@ -123,6 +123,11 @@ struct ConformanceCommand: ParsableCommand {
             print("\(outcome.kind.rawValue) \(outcome.caseID) \(outcome.verifier.expectationFields) \(outcome.backend): \(outcome.detail)"
                 .terminalSafe)
         }
+        print("slowest evaluations:")
+        for outcome in outcomes.sorted(by: { $0.duration > $1.duration }).prefix(10) {
+            print("  \(ConformanceReport.seconds(outcome.duration))  \(outcome.caseID) \(outcome.verifier.expectationFields) \(outcome.backend)"
+                .terminalSafe)
+        }
     }
 
     /// Cases where the engine (under one profile) gives different outcomes on different backends.
