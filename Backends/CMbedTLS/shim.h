@@ -23,6 +23,17 @@
  * library whose major/minor version differs from these headers. */
 static inline unsigned int CMbedTLS_header_version_number(void) { return MBEDTLS_VERSION_NUMBER; }
 
+/* mbedtls_x509_crt_check_extended_key_usage() for a purpose (1 = serverAuth, 2 = clientAuth), with
+ * mbedTLS's own OID constants (string-literal macros Swift cannot import); 0 = allowed. */
+static inline int CMbedTLS_check_extended_key_usage(const mbedtls_x509_crt *crt, int purpose) {
+    if (purpose == 1) {
+        return mbedtls_x509_crt_check_extended_key_usage(crt, MBEDTLS_OID_SERVER_AUTH,
+                                                         MBEDTLS_OID_SIZE(MBEDTLS_OID_SERVER_AUTH));
+    }
+    return mbedtls_x509_crt_check_extended_key_usage(crt, MBEDTLS_OID_CLIENT_AUTH,
+                                                     MBEDTLS_OID_SIZE(MBEDTLS_OID_CLIENT_AUTH));
+}
+
 /*
  * Makes a shared EC key (an anchor's, or one imported for the engine) safe to verify with from
  * many threads at once.

@@ -72,10 +72,13 @@ struct GnuTLSNativeVerifier {
         }
         let bits = GnuTLSVerifyErrors.bits(of: status)
         for bit in bits where bit != GnuTLSVerifyErrors.invalid || bits.count == 1 {
-            // GnuTLS checks the host name on the leaf only; other bits are placed where the callback saw them.
-            let index: Int? = bit == GnuTLSVerifyErrors.unexpectedOwner ? 0 : pointers.firstIndex { pointer in
+            // GnuTLS checks the host name on the leaf only; other bits are placed where the callback
+            // saw them: on the certificate being verified, which for "the signer is not a CA" means
+            // the problem is the next one up.
+            var index: Int? = bit == GnuTLSVerifyErrors.unexpectedOwner ? 0 : pointers.firstIndex { pointer in
                 steps.contains { $0.certificate == pointer && $0.output & bit != 0 }
             }
+            if bit == GnuTLSVerifyErrors.signerNotCA, let child = index, child + 1 < chain.count { index = child + 1 }
             failures.append(TrustFailure(
                 GnuTLSVerifyErrors.portableCode(bit, host: request.host), certificateIndex: index,
                 nativeCode: Int(bit), nativeDescription: GnuTLSVerifyErrors.text(bit)))

@@ -8,9 +8,14 @@ import TLSTrust
 /// order (leaf first), with mbedTLS's default profile and the DNS host as `cn`. A verify callback
 /// records the chain mbedTLS built and each certificate's flags, without changing them.
 ///
+/// The verifier itself checks no extended key usage; mbedTLS's TLS layer does, after it, on the
+/// peer's certificate alone (`mbedtls_ssl_check_cert_usage` calls
+/// `mbedtls_x509_crt_check_extended_key_usage` and sets `MBEDTLS_X509_BADCERT_EXT_KEY_USAGE`). A
+/// requested purpose is honoured the same way, with the same library call, on the leaf.
+///
 /// What mbedTLS 2.28 cannot be told — a verification date (it reads the real clock), an IP address
-/// (it has no IP matching), a purpose (the verifier checks no extended key usage) and a depth
-/// limit — is not declared in the backend's capabilities, so the core refuses such requests.
+/// (it has no IP matching) and a depth limit — is not declared in the backend's capabilities, so
+/// the core refuses such requests.
 struct MbedTLSNativeVerifier {
     let request: TrustEvaluationRequest
     let anchors: MbedTLSAnchorStore
@@ -82,6 +87,17 @@ struct MbedTLSNativeVerifier {
             return refuse(.internalError, "mbedtls_x509_crt_verify_with_profile: \(MbedTLSLibrary.errorText(status))", nativeCode: Int(status))
         }
 
+        // The purpose, as mbedTLS's TLS layer checks it on the peer certificate.
+        let purposeFlag: UInt32
+        switch request.purpose {
+        case .serverAuth: purposeFlag = CMbedTLS_check_extended_key_usage(presented[0].pointer, 1) == 0 ? 0 : UInt32(MBEDTLS_X509_BADCERT_EXT_KEY_USAGE)
+        case .clientAuth: purposeFlag = CMbedTLS_check_extended_key_usage(presented[0].pointer, 2) == 0 ? 0 : UInt32(MBEDTLS_X509_BADCERT_EXT_KEY_USAGE)
+        case .any: purposeFlag = 0
+        }
+        if let leaf = recorder.byDepth[0] { recorder.byDepth[0] = (leaf.certificate, leaf.flags | purposeFlag) }
+        flags |= purposeFlag
+        let failed = status != 0 || purposeFlag != 0
+
         // The chain mbedTLS built, leaf first, and each certificate's flags at its depth.
         var chain: [Certificate] = []
         var failures: [TrustFailure] = []
@@ -93,7 +109,7 @@ struct MbedTLSNativeVerifier {
             }
         }
         if chain.first != request.leaf { chain = [request.leaf] }
-        if status != 0 && failures.isEmpty {
+        if failed && failures.isEmpty {
             // Fail closed: mbedTLS refused without showing a flagged certificate to the callback.
             let bits = MbedTLSVerifyFlag.bits(of: flags)
             failures = bits.map { MbedTLSVerifyFlag.failure($0, at: nil) }

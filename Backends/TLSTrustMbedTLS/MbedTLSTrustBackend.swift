@@ -23,12 +23,12 @@ public struct MbedTLSTrustBackend: TrustBackend {
     public var libraryVersion: String { mbedTLSLibrary.versionString }
 
     /// RSA PKCS#1 v1.5, RSA-PSS and ECDSA with SHA-256/384/512 (no EdDSA in 2.28). The native
-    /// verifier takes a DNS host and non-self-signed anchors only: no date, IP address, purpose or
-    /// depth limit.
+    /// verifier takes a DNS host, a purpose (checked on the leaf as mbedTLS's TLS layer checks it)
+    /// and non-self-signed anchors; no date, IP address or depth limit.
     public var capabilities: TrustBackendCapabilities {
         TrustBackendCapabilities(
             signatureSchemes: SignatureScheme.all.subtracting([.ed25519]),
-            nativeVerifier: [.dnsHostName, .partialChains])
+            nativeVerifier: [.dnsHostName, .purpose, .partialChains])
     }
 
     /// Parses with `mbedtls_x509_crt_parse_der` (through the extension-callback variant, so that

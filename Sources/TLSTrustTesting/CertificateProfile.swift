@@ -47,6 +47,44 @@ public struct CertificateProfile: Sendable, Hashable {
     /// Digest the issuer signs with. Ignored when the issuer's key is Ed25519.
     public var signatureDigest: SignatureDigest
 
+    // MARK: Attack shapes
+    //
+    // Everything below defaults to "not used", so that a profile states only what its test is
+    // about. These knobs exist to mint what a validator must refuse, so none of them checks
+    // its input for sense.
+
+    /// The exact subject key type (RSA of any size, P-521, …); overrides `keyAlgorithm` when set.
+    public var keyType: TestKeyType? = nil
+    /// The subject name, written byte for byte; replaces `commonName` and `organization` when set
+    /// (`.empty` gives an empty subject).
+    public var subject: TestName? = nil
+    /// The issuer name to write instead of the issuing certificate's subject (an empty issuer,
+    /// or a name that differs from the issuer's only in string type or case).
+    public var issuerName: TestName? = nil
+    /// More subjectAltName entries, of any type and with any bytes, written after `dnsNames` and
+    /// `ipAddresses`. For an empty SAN extension use `RawExtension.subjectAlternativeName([])`.
+    public var alternativeNames: [TestGeneralName] = []
+    /// Name constraints of any type; `permittedDNSSubtrees` and `excludedDNSSubtrees` are written
+    /// first in the same extension. Written when any subtree is given, critical unless
+    /// `nameConstraints.isCritical` is false.
+    public var nameConstraints = TestNameConstraints()
+    /// Whether basicConstraints (when `isCA` is not nil) is marked critical. RFC 5280 requires it
+    /// critical in CA certificates; the web PKI rejects a CA whose basicConstraints is not.
+    public var basicConstraintsIsCritical = true
+    /// Writes an authorityKeyIdentifier naming this key identifier instead of the issuer's real
+    /// subjectKeyIdentifier: a certificate that claims another issuer than the one that signed it.
+    public var authorityKeyIdentifierOverride: [UInt8]? = nil
+    /// Extensions (by OID, see `RawExtension.OID`) to leave out although the profile would write
+    /// them, e.g. only the subjectKeyIdentifier of a CA, or only the authorityKeyIdentifier of a leaf.
+    public var omittedExtensions: Set<String> = []
+    /// Raw extensions: each replaces the derived extension with the same OID, in place, or is
+    /// appended. The most general tool: any extension, critical or not, with any value.
+    public var extensions: [RawExtension] = []
+    /// How notBefore is written (default: as RFC 5280 requires); raw forms ignore `notBefore`.
+    public var notBeforeEncoding: ValidityTimeEncoding = .rfc5280
+    /// How notAfter is written (default: as RFC 5280 requires); raw forms ignore `notAfter`.
+    public var notAfterEncoding: ValidityTimeEncoding = .rfc5280
+
     /// Creates a profile. Every parameter but the name has a default: a non-CA ECDSA P-256
     /// certificate valid from one hour ago for 30 days, with no SAN and no extended key usage.
     public init(
@@ -123,6 +161,22 @@ public struct CertificateProfile: Sendable, Hashable {
     public var effectiveKeyUsage: KeyUsage {
         if let keyUsage { return keyUsage }
         if isCA == true { return [.keyCertSign, .cRLSign] }
-        return keyAlgorithm == .rsa2048 ? [.digitalSignature, .keyEncipherment] : [.digitalSignature]
+        return effectiveKeyType.isRSA ? [.digitalSignature, .keyEncipherment] : [.digitalSignature]
+    }
+
+    /// The key type actually generated: `keyType` when set, else `keyAlgorithm`'s.
+    public var effectiveKeyType: TestKeyType { keyType ?? keyAlgorithm.keyType }
+
+    /// The nameConstraints actually written: the DNS subtree lists, then `nameConstraints`.
+    public var effectiveNameConstraints: TestNameConstraints {
+        TestNameConstraints(
+            permitted: permittedDNSSubtrees.map { .dnsName($0) } + nameConstraints.permitted,
+            excluded: excludedDNSSubtrees.map { .dnsName($0) } + nameConstraints.excluded,
+            isCritical: nameConstraints.isCritical)
+    }
+
+    /// The subjectAltName entries actually written: `dnsNames`, `ipAddresses`, then `alternativeNames`.
+    public var effectiveAlternativeNames: [TestGeneralName] {
+        dnsNames.map { .dnsName($0) } + ipAddresses.map { .ipAddress($0) } + alternativeNames
     }
 }

@@ -7,18 +7,26 @@ internal import COpenSSL
 /// (signing, encoding) from several threads — its internal caches take their own locks — and the
 /// key is freed exactly once, in `deinit`, when no reference remains.
 public final class TestPrivateKey: @unchecked Sendable {
-    /// The algorithm the key was generated for.
+    /// The catalogue algorithm the key was generated for, or the catalogue family of `keyType`
+    /// (every RSA key reports `.rsa2048`: read `keyType` where the exact size matters).
     public let algorithm: TestKeyAlgorithm
+    /// The exact key type and size.
+    public let keyType: TestKeyType
     /// The owned OpenSSL key; freed in `deinit`.
     let pkey: OpaquePointer
 
-    /// Generates a new random key.
-    public init(_ algorithm: TestKeyAlgorithm) throws {
+    /// Generates a new random key of a catalogue algorithm.
+    public convenience init(_ algorithm: TestKeyAlgorithm) throws {
+        try self.init(algorithm.keyType)
+    }
+
+    /// Generates a new random key of exactly `keyType` (RSA of any size, any NIST curve, Ed25519).
+    public init(_ keyType: TestKeyType) throws {
         ERR_clear_error()
         let name: String
-        switch algorithm {
-        case .rsa2048: name = "RSA"
-        case .ecdsaP256, .ecdsaP384: name = "EC"
+        switch keyType {
+        case .rsa: name = "RSA"
+        case .ecdsa: name = "EC"
         case .ed25519: name = "ED25519"
         }
         guard let context = EVP_PKEY_CTX_new_from_name(nil, name, nil) else {
@@ -26,18 +34,24 @@ public final class TestPrivateKey: @unchecked Sendable {
         }
         defer { EVP_PKEY_CTX_free(context) }
         try check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init(\(name))")
-        switch algorithm {
-        case .rsa2048: try check(EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048), "set RSA key size")
-        case .ecdsaP256: try check(EVP_PKEY_CTX_set_group_name(context, "P-256"), "set EC group P-256")
-        case .ecdsaP384: try check(EVP_PKEY_CTX_set_group_name(context, "P-384"), "set EC group P-384")
+        switch keyType {
+        case .rsa(let bits):
+            // OpenSSL generates a modulus of exactly `bits` bits, odd sizes included.
+            try check(EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)), "set RSA key size \(bits)")
+        case .ecdsa(let curve):
+            try check(EVP_PKEY_CTX_set_group_name(context, curve.rawValue), "set EC group \(curve.rawValue)")
         case .ed25519: break
         }
         var generated: OpaquePointer?
-        try check(EVP_PKEY_generate(context, &generated), "EVP_PKEY_generate(\(algorithm))")
+        try check(EVP_PKEY_generate(context, &generated), "EVP_PKEY_generate(\(keyType))")
         guard let generated else { throw TestPKIError(operation: "EVP_PKEY_generate returned no key") }
-        self.algorithm = algorithm
+        self.keyType = keyType
+        self.algorithm = keyType.catalogueFamily
         self.pkey = generated
     }
+
+    /// The number of bits of the key (the RSA modulus size, the curve's order size), as OpenSSL reports it.
+    public var bits: Int { Int(EVP_PKEY_get_bits(pkey)) }
 
     deinit { EVP_PKEY_free(pkey) }
 

@@ -76,9 +76,14 @@ extension ConformanceCase {
             try TestHierarchy.make(leafDNSNames: [], leafIPAddresses: ["192.0.2.10"],
                                    customizeLeaf: { $0.commonName = "www.example.com" })
         }) { _, _ in },
-        hierarchy("commonNameUsedWithoutAnySAN", .trusted, make: {
+        hierarchy("commonNameNotUsedEvenWithoutAnySAN", .rejected(.hostnameMismatch), make: {
             try TestHierarchy.make(leafDNSNames: [], customizeLeaf: { $0.commonName = "www.example.com" })
         }) { _, _ in },
+        hierarchy("commonNameUsedWithoutAnySANWhenAllowed", .trusted, make: {
+            try TestHierarchy.make(leafDNSNames: [], customizeLeaf: { $0.commonName = "www.example.com" })
+        }) { _, t in
+            t.policies = [.ssl(hostname: host, allowingCommonName: true)]
+        },
         hierarchy("ipLiteralIsNotMatchedAgainstDNSNames", .rejected(.ipAddressMismatch), make: {
             try TestHierarchy.make(leafDNSNames: ["127.0.0.1"])
         }) { _, t in

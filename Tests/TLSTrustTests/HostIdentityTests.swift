@@ -37,12 +37,14 @@ struct HostIdentityTests {
         #expect(!cert.matches(.dnsName("example.com")))
     }
 
-    @Test func commonNameIsUsedOnlyWithoutAnySubjectAltName() throws {
+    /// RFC 9525: the subject common name is never a host identity by default, even in a leaf
+    /// without any subjectAltName (the opt-in fallback is a policy option, tested with the engine).
+    @Test func commonNameIsNeverMatched() throws {
         let cnOnly = try TestPKI.issue(.leaf(commonName: "legacy.example.com")).certificate
         #expect(!cnOnly.hasSubjectAltName)
-        #expect(cnOnly.matches(.dnsName("legacy.example.com")))
+        #expect(!cnOnly.matches(.dnsName("legacy.example.com")))
         let cnAndIP = try TestPKI.issue(.leaf(commonName: "legacy.example.com", ipAddresses: ["192.0.2.1"])).certificate
-        #expect(!cnAndIP.matches(.dnsName("legacy.example.com")), "no CN fallback once any SAN is present")
+        #expect(!cnAndIP.matches(.dnsName("legacy.example.com")))
         let withIP = try TestPKI.issue(.leaf(commonName: "127.0.0.1", ipAddresses: ["10.0.0.1"])).certificate
         #expect(!withIP.matches(.ipAddress(IPAddress("127.0.0.1")!)), "IPs never match names or the CN")
         #expect(withIP.matches(.ipAddress(IPAddress("10.0.0.1")!)))

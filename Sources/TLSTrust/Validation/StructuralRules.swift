@@ -71,9 +71,9 @@ enum StructuralRules {
         let isAnchor = role == .anchor || role == .leafAnchor
         if !isAnchor, let problem = serialNumberProblem(c.serialNumber) { add(.malformedCertificate, problem) }
         if role.isCA {
-            if c.basicConstraints?.isCritical != true {
-                add(.malformedCertificate, c.basicConstraints == nil
-                    ? "CA certificate without basicConstraints" : "CA certificate whose basicConstraints is not critical")
+            // An absent basicConstraints is already `notCertificateAuthority` (PathValidator).
+            if let bc = c.basicConstraints, !bc.isCritical {
+                add(.malformedCertificate, "CA certificate whose basicConstraints is not critical")
             }
             if c.subjectKeyIdentifier == nil { add(.malformedCertificate, "CA certificate without subjectKeyIdentifier") }
             if ku == nil { add(.invalidKeyUsage, "CA certificate without keyUsage") }

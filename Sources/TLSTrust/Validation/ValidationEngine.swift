@@ -37,15 +37,20 @@ struct ValidationEngine<Backend: TrustBackend> {
         } else {
             chain = outcome.deepestDeadEnd.isEmpty ? [request.leaf] : outcome.deepestDeadEnd
             let top = chain.count - 1
+            let selfIssued = chain[top].isSelfIssued
             if outcome.exhausted == nil {
-                let selfIssued = chain[top].isSelfIssued
                 failures.append(TrustFailure(
                     selfIssued ? .untrustedRoot : .unknownIssuer, certificateIndex: top, nativeCode: 0,
                     nativeDescription: selfIssued
                         ? "the path ends at a self-issued certificate that is not an anchor"
                         : "no issuer of '\(chain[top].issuer)' among the anchors and intermediates"))
             }
-            failures += outcome.edgeFailures.filter { ($0.certificateIndex ?? 0) < chain.count }
+            // A signature that failed below the top means a forged certificate. At a self-issued
+            // top it only means a same-named anchor holds another key: the root is simply not trusted.
+            failures += outcome.edgeFailures.filter {
+                let index = $0.certificateIndex ?? 0
+                return index < chain.count && !(selfIssued && index == top)
+            }
         }
         return request.evaluation(chain: chain, failures: failures, backendName: name)
     }

@@ -1,0 +1,205 @@
+import Foundation
+import TLSTrust
+import TLSTrustTesting
+import Testing
+
+/// The engine against itself across backends, and against each library's own verifier.
+///
+/// Over a catalogue of minted cases: the engine's verdict (and primary code) must be the same on
+/// every backend — a hard failure otherwise, since the engine owns every rule. The native
+/// verifiers may differ from the engine, but only where `knownNativeDeviations` says so, with a
+/// reason; a listed deviation that no longer occurs fails too, so the table stays true.
+@Suite("Engine: differential against the native verifiers")
+struct EngineDifferentialTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let make: @Sendable () throws -> Trust
+        var testDescription: String { name }
+    }
+
+    /// Where a library's own verifier reaches another verdict than the engine, by case and backend.
+    /// Reasons name the library behaviour; the engine's verdict is the one the spec asks for.
+    static let knownNativeDeviations: [String: [String: String]] = {
+        let noBacktracking = "no backtracking: takes the first presented candidate issuer and gives up when it leads nowhere"
+        let notWebPKI = "RFC 5280 verifier without the web-PKI structural rules (as openssl verify without -x509_strict)"
+        let mbedTLSNoNameConstraints = "mbedTLS 2.28 does not implement nameConstraints: it cannot even parse a CA with the critical extension"
+        let mbedTLSNotTrusted = "mbedTLS reports every path problem as NOT_TRUSTED (unknownIssuer)"
+        let noPublicSuffixList = "no public-suffix list: *.co.uk matches example.co.uk"
+        return [
+            "aki.contradicting": ["mbedtls": "matches issuers by name and signature, ignores the authorityKeyIdentifier"],
+            "host.commonNameOnly": ["gnutls": "falls back to the subject CN when there is no dNSName SAN",
+                                    "mbedtls": "falls back to the subject CN when there is no SAN"],
+            "host.wildcardOverPublicSuffix": ["openssl": noPublicSuffixList, "gnutls": noPublicSuffixList, "mbedtls": noPublicSuffixList],
+            "key.rsa2047Leaf": ["openssl": "security level 1 (the default) accepts RSA keys of 1024 bits and more",
+                                "mbedtls": "its verification profile accepts the 2047-bit leaf key"],
+            "nc.directoryNameUTF8Bypass": ["mbedtls": mbedTLSNoNameConstraints],
+            "nc.ipv4MappedUnderIPv4Permitted": ["gnutls": "an IPv4-only permitted set does not constrain IPv6 (mapped) addresses",
+                                                "mbedtls": mbedTLSNoNameConstraints],
+            "nc.kelvinPermitted": ["openssl": "dNSName constraints compared as bytes: a non-ASCII name inside the suffix passes",
+                                   "gnutls": "dNSName constraints compared as bytes: a non-ASCII name inside the suffix passes",
+                                   "mbedtls": mbedTLSNoNameConstraints],
+            "nc.rfc822Outside": ["mbedtls": mbedTLSNoNameConstraints],
+            "nc.trailingDotBypass": ["openssl": "an absolute name (trailing dot) is not inside the excluded subtree of its relative form",
+                                     "mbedtls": mbedTLSNoNameConstraints],
+            "nc.uriOutside": ["gnutls": "URI name constraints are not enforced", "mbedtls": mbedTLSNoNameConstraints],
+            "path.deadEndCrossFirst": ["openssl": noBacktracking, "gnutls": noBacktracking, "mbedtls": noBacktracking],
+            "path.expiredCrossFirst": ["gnutls": "uses the first presented issuer, expired or not: " + noBacktracking],
+            "path.sameNamedRealLast": ["openssl": "no retry after a signature failure: " + noBacktracking,
+                                       "gnutls": "no retry after a signature failure: " + noBacktracking,
+                                       "mbedtls": mbedTLSNotTrusted],
+            "scenario.badSignature": ["mbedtls": mbedTLSNotTrusted],
+            "scenario.intermediateNotCA": ["mbedtls": mbedTLSNotTrusted],
+            "scenario.intermediateWithoutBasicConstraints": ["mbedtls": mbedTLSNotTrusted],
+            "scenario.nameConstraintsSatisfied": ["mbedtls": mbedTLSNoNameConstraints],
+            "scenario.nameConstraintsViolated": ["mbedtls": mbedTLSNoNameConstraints],
+            "scenario.pathLengthExceeded": ["gnutls": "GNUTLS_CERT_SIGNER_CONSTRAINTS_FAILURE (pathLen) maps to nameConstraintsViolated",
+                                            "mbedtls": mbedTLSNotTrusted],
+            "scenario.selfSignedLeaf": ["gnutls": "no untrusted-root status: SIGNER_NOT_FOUND", "mbedtls": mbedTLSNotTrusted],
+            "scenario.untrustedRoot": ["gnutls": "no untrusted-root status: SIGNER_NOT_FOUND", "mbedtls": mbedTLSNotTrusted],
+            "webpki.caBasicConstraintsNotCritical": ["openssl": notWebPKI, "gnutls": notWebPKI, "mbedtls": notWebPKI],
+            "webpki.caWithoutKeyCertSign": [
+                "openssl": "code only: reported as an invalid CA certificate (notCertificateAuthority)",
+                "gnutls": "code only: GNUTLS_CERT_SIGNER_CONSTRAINTS_FAILURE maps to nameConstraintsViolated",
+                "mbedtls": mbedTLSNotTrusted],
+            "webpki.caWithoutSKI": ["openssl": notWebPKI, "gnutls": notWebPKI, "mbedtls": notWebPKI],
+            "webpki.emptyLeafSubject": ["openssl": notWebPKI, "gnutls": notWebPKI, "mbedtls": notWebPKI],
+            "webpki.leafIsCA": ["openssl": notWebPKI, "gnutls": notWebPKI, "mbedtls": notWebPKI],
+            "webpki.leafWithoutAKI": ["openssl": notWebPKI, "gnutls": notWebPKI, "mbedtls": notWebPKI],
+            "webpki.unknownCriticalExtension": ["mbedtls": "refuses to parse a certificate with an unknown critical extension (malformedCertificate)"],
+        ]
+    }()
+
+    static func hierarchyCase(
+        _ name: String, host: String? = "www.example.com", leafDNSNames: [String] = ["www.example.com"],
+        root: @escaping @Sendable (inout CertificateProfile) -> Void = { _ in },
+        intermediate: @escaping @Sendable (inout CertificateProfile) -> Void = { _ in },
+        leaf: @escaping @Sendable (inout CertificateProfile) -> Void = { _ in }
+    ) -> Case {
+        Case(name: name) {
+            let pki = try TestHierarchy.make(leafDNSNames: leafDNSNames, customizeRoot: root,
+                                             customizeIntermediate: intermediate, customizeLeaf: leaf)
+            return engineTrust(pki.chain, anchors: pki.anchors, host: host)
+        }
+    }
+
+    static func shapeCase(_ name: String, _ make: @escaping @Sendable () throws -> PathShape) -> Case {
+        Case(name: name) {
+            let shape = try make()
+            return engineTrust(shape.chain, anchors: shape.anchors, host: shape.hostname)
+        }
+    }
+
+    /// Ed25519 is left out: mbedTLS 2.28 cannot verify it at all (see `ed25519IsTrustedOrUnsupported`).
+    static let catalogue: [Case] = TestScenario.Kind.allCases.filter { $0 != .validEd25519 }.map { kind in
+        Case(name: "scenario.\(kind)") {
+            let scenario = try TestScenario.make(kind)
+            return engineTrust(scenario.chain, anchors: scenario.anchors, host: scenario.hostname)
+        }
+    } + [
+        hierarchyCase("host.trailingDotRequested", host: "www.example.com."),
+        hierarchyCase("host.trailingDotPresented", leafDNSNames: ["www.example.com."]),
+        hierarchyCase("host.kelvinSign", host: "kelvin.example.com", leafDNSNames: ["\u{212A}elvin.example.com"]),
+        hierarchyCase("host.wildcardOverPublicSuffix", host: "example.co.uk", leafDNSNames: ["*.co.uk"]),
+        hierarchyCase("host.partialWildcard", leafDNSNames: ["w*.example.com"]),
+        hierarchyCase("host.ipInDNSName", host: "192.0.2.1", leafDNSNames: ["192.0.2.1"]),
+        hierarchyCase("host.commonNameOnly", leafDNSNames: [], leaf: { $0.subject = .commonNameOnly("www.example.com") }),
+        hierarchyCase("host.ipv4MappedSAN", host: "192.0.2.1", leafDNSNames: [], leaf: { $0.ipAddresses = ["::ffff:192.0.2.1"] }),
+        hierarchyCase("nc.trailingDotBypass", host: nil, leafDNSNames: ["bad.example.com."],
+                      intermediate: { $0.excludedDNSSubtrees = ["bad.example.com"] }),
+        hierarchyCase("nc.kelvinPermitted", host: nil, leafDNSNames: ["\u{212A}elvin.example.com"],
+                      intermediate: { $0.permittedDNSSubtrees = ["example.com"] }),
+        hierarchyCase("nc.ipv4MappedUnderIPv4Permitted", host: nil, leafDNSNames: [],
+                      intermediate: { $0.nameConstraints = TestNameConstraints(permitted: [.ipAddress("10.0.0.0/8")]) },
+                      leaf: { $0.ipAddresses = ["::ffff:10.1.2.3"] }),
+        hierarchyCase("nc.directoryNameUTF8Bypass", host: nil,
+                      intermediate: {
+                          $0.nameConstraints = TestNameConstraints(excluded: [.directoryName(
+                              TestName([.country("US"), .organization("Evil Corp", as: .printableString)]))])
+                      },
+                      leaf: {
+                          $0.subject = TestName([.country("US"), .organization("evil  corp", as: .utf8String),
+                                                 .commonName("www.example.com")])
+                      }),
+        hierarchyCase("nc.rfc822Outside", host: nil, leafDNSNames: [],
+                      intermediate: { $0.nameConstraints = TestNameConstraints(permitted: [.rfc822Name("example.com")]) },
+                      leaf: { $0.alternativeNames = [.rfc822Name("user@evil.com")] }),
+        hierarchyCase("nc.uriOutside", host: nil, leafDNSNames: [],
+                      intermediate: { $0.nameConstraints = TestNameConstraints(permitted: [.uri(".example.com")]) },
+                      leaf: { $0.alternativeNames = [.uri("https://www.evil.com/")] }),
+        Case(name: "key.rsa2047Leaf") {
+            let pki = try TestHierarchy.make()
+            let leaf = try TestPKI.issue(.leaf(commonName: "www.example.com", dnsNames: ["www.example.com"]),
+                                         subjectKey: TestPrivateKey.shared(.rsa(bits: 2047)), issuer: pki.intermediate)
+            return engineTrust([leaf, pki.intermediate], anchors: pki.anchors, host: "www.example.com")
+        },
+        hierarchyCase("key.p521Leaf", leaf: { $0.keyType = .ecdsa(.p521) }),
+        hierarchyCase("aki.contradicting", leaf: { $0.authorityKeyIdentifierOverride = [UInt8](repeating: 0xA5, count: 20) }),
+        hierarchyCase("webpki.caWithoutSKI", intermediate: { $0.omittedExtensions = [RawExtension.OID.subjectKeyIdentifier] }),
+        hierarchyCase("webpki.leafWithoutAKI", leaf: { $0.omittedExtensions = [RawExtension.OID.authorityKeyIdentifier] }),
+        hierarchyCase("webpki.caBasicConstraintsNotCritical", intermediate: { $0.basicConstraintsIsCritical = false }),
+        hierarchyCase("webpki.caWithoutKeyCertSign", intermediate: { $0.keyUsage = [.digitalSignature, .cRLSign] }),
+        hierarchyCase("webpki.leafIsCA", leaf: {
+            $0.isCA = true
+            $0.keyUsage = [.digitalSignature, .keyCertSign]
+        }),
+        hierarchyCase("webpki.unknownCriticalExtension", leaf: { $0.extensions = [.unknownCritical] }),
+        hierarchyCase("webpki.emptyLeafSubject", leaf: { $0.subject = .empty }),
+        shapeCase("path.deadEndCrossFirst") { try PathShape.deadEndCrossCertificateFirst(.unknownIssuer) },
+        shapeCase("path.expiredCrossFirst") { try PathShape.deadEndCrossCertificateFirst(.expired) },
+        shapeCase("path.cycle") { try PathShape.cycle(length: 2) },
+        shapeCase("path.sameNamedRealLast") { try PathShape.sameNamedIntermediates(count: 4) },
+    ]
+
+    @Test("engine verdicts agree across backends; native deviations are listed", arguments: catalogue)
+    func differential(_ testCase: Case) throws {
+        let trust = try testCase.make()
+        guard engineVerdict(trust) != nil else { return }  // the hard failure is already recorded
+        let listed = Self.knownNativeDeviations[testCase.name] ?? [:]
+        for backend in EngineBackends.all {
+            // A native verifier that cannot be told the purpose (mbedTLS) is compared with the
+            // engine on the same trust without one, rather than not at all.
+            var compared = trust
+            if !backend.capabilities.nativeVerifier.contains(.purpose) { compared.policies.append(.purpose(.any)) }
+            let engine = EngineVerdict(compared.evaluate(using: backend))
+            compared.engine = .native
+            let evaluation = compared.evaluate(using: backend)
+            let native = EngineVerdict(evaluation)
+            let required = try compared.makeRequest(for: backend).requiredNativeFeatures
+            if !required.isSubset(of: backend.capabilities.nativeVerifier) {
+                // A declared capability gap (e.g. no IP host on mbedTLS): not a verdict, and never trust.
+                #expect(native == .refused(.unsupported), "\(backend.name) native on \(testCase.name): \(evaluation)")
+                continue
+            }
+            if native == engine {
+                #expect(listed[backend.name] == nil,
+                        "stale entry: \(backend.name)'s native verifier now agrees with the engine (\(engine)) on \(testCase.name)")
+            } else {
+                #expect(listed[backend.name] != nil,
+                        "unlisted deviation on \(testCase.name): engine \(engine), \(backend.name) native \(native) — \(evaluation)")
+            }
+        }
+    }
+
+    @Test func ed25519IsTrustedOrUnsupportedNeverAnotherVerdict() throws {
+        let scenario = try TestScenario.validChain(.ed25519)
+        let trust = engineTrust(scenario.chain, anchors: scenario.anchors, host: scenario.hostname)
+        for backend in EngineBackends.all {
+            let verdict = EngineVerdict(trust.evaluate(using: backend))
+            let canVerify = backend.capabilities.signatureSchemes.contains(.ed25519)
+            #expect(verdict == (canVerify ? .trusted : .refused(.unsupported)), "\(backend.name): \(verdict)")
+        }
+    }
+
+    @Test func everyListedDeviationNamesACaseAndABackendWithAReason() {
+        let names = Set(Self.catalogue.map(\.name))
+        let backends = Set(EngineBackends.all.map(\.name))
+        for (caseName, entries) in Self.knownNativeDeviations {
+            #expect(names.contains(caseName), "unknown case \(caseName)")
+            for (backend, reason) in entries {
+                #expect(backends.contains(backend), "unknown backend \(backend) for \(caseName)")
+                #expect(!reason.isEmpty, "no reason for \(caseName) on \(backend)")
+            }
+        }
+        #expect(Set(Self.catalogue.map(\.name)).count == Self.catalogue.count, "case names must be unique")
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import TLSTrust
+import TLSTrustTesting
+import Testing
+
+/// Name constraints (RFC 5280 §4.2.1.10) of every GeneralName type, and the bypasses that have
+/// worked against real validators: a trailing dot, a Kelvin sign, another case, an IPv4-mapped
+/// IPv6 address, a directoryName written with another string type or other spacing.
+///
+/// The intermediate carries the constraints; the leaf carries the names. No host is requested,
+/// so the verdict is about the constraints alone.
+@Suite("Engine: name constraints")
+struct EngineNameConstraintTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let constraints: TestNameConstraints
+        let leafNames: [TestGeneralName]
+        var leafSubject: TestName? = nil
+        let allowed: Bool
+        var testDescription: String { name }
+    }
+
+    static func permitted(_ names: TestGeneralName...) -> TestNameConstraints { TestNameConstraints(permitted: names) }
+    static func excluded(_ names: TestGeneralName...) -> TestNameConstraints { TestNameConstraints(excluded: names) }
+
+    static let evilCorp = TestName([.country("US"), .organization("Evil Corp", as: .printableString)])
+    static func evilCorpLeaf(_ organization: String, as type: TestName.StringType) -> TestName {
+        TestName([.country("US"), .organization(organization, as: type), .commonName("TLSTrust Attack Leaf")])
+    }
+
+    static let cases: [Case] = [
+        // dNSName
+        Case(name: "dNSName inside a permitted subtree", constraints: permitted(.dnsName("example.com")),
+             leafNames: [.dnsName("www.example.com")], allowed: true),
+        Case(name: "dNSName equal to a permitted subtree", constraints: permitted(.dnsName("example.com")),
+             leafNames: [.dnsName("example.com")], allowed: true),
+        Case(name: "dNSName outside a permitted subtree", constraints: permitted(.dnsName("example.com")),
+             leafNames: [.dnsName("www.example.org")], allowed: false),
+        Case(name: "dNSName sharing only a suffix that is not a label boundary", constraints: permitted(.dnsName("example.com")),
+             leafNames: [.dnsName("wwwexample.com")], allowed: false),
+        Case(name: "dNSName with a trailing dot under a permitted subtree", constraints: permitted(.dnsName("example.com")),
+             leafNames: [.dnsName("www.example.com.")], allowed: false),
+        Case(name: "dNSName with a trailing dot escaping an excluded subtree", constraints: excluded(.dnsName("bad.example.com")),
+             leafNames: [.dnsName("bad.example.com.")], allowed: false),
+        Case(name: "dNSName with a Kelvin sign under a permitted subtree", constraints: permitted(.dnsName("example.com")),
+             leafNames: [.dnsName("\u{212A}elvin.example.com")], allowed: false),
+        Case(name: "dNSName with a Kelvin sign escaping an excluded subtree", constraints: excluded(.dnsName("kelvin.example.com")),
+             leafNames: [.dnsName("\u{212A}elvin.example.com")], allowed: false),
+        Case(name: "dNSName in other case inside an excluded subtree", constraints: excluded(.dnsName("example.com")),
+             leafNames: [.dnsName("WWW.EXAMPLE.COM")], allowed: false),
+        Case(name: "dNSName inside an excluded subtree", constraints: excluded(.dnsName("bad.example.com")),
+             leafNames: [.dnsName("www.bad.example.com")], allowed: false),
+        Case(name: "wildcard dNSName that could match an excluded name", constraints: excluded(.dnsName("bad.example.com")),
+             leafNames: [.dnsName("*.example.com")], allowed: false),
+        Case(name: "one bad dNSName among good ones", constraints: permitted(.dnsName("example.com")),
+             leafNames: [.dnsName("a.example.com"), .dnsName("b.example.org"), .dnsName("c.example.com")], allowed: false),
+        Case(name: "dNSName unconstrained by an iPAddress-only constraint", constraints: permitted(.ipAddress("10.0.0.0/8")),
+             leafNames: [.dnsName("www.example.com")], allowed: true),
+
+        // iPAddress
+        Case(name: "IPv4 inside a permitted range", constraints: permitted(.ipAddress("10.0.0.0/8")),
+             leafNames: [.ipAddress("10.1.2.3")], allowed: true),
+        Case(name: "IPv4 outside a permitted range", constraints: permitted(.ipAddress("10.0.0.0/8")),
+             leafNames: [.ipAddress("11.1.2.3")], allowed: false),
+        Case(name: "IPv4-mapped IPv6 under an IPv4-only permitted range", constraints: permitted(.ipAddress("10.0.0.0/8")),
+             leafNames: [.ipAddress("::ffff:10.1.2.3")], allowed: false),
+        Case(name: "IPv6 under an IPv4-only permitted range", constraints: permitted(.ipAddress("10.0.0.0/8")),
+             leafNames: [.ipAddress("2001:db8::1")], allowed: false),
+        Case(name: "IPv6 inside a permitted range", constraints: permitted(.ipAddress("2001:db8::/32")),
+             leafNames: [.ipAddress("2001:db8:1::1")], allowed: true),
+        Case(name: "IPv6 outside a permitted range", constraints: permitted(.ipAddress("2001:db8::/32")),
+             leafNames: [.ipAddress("2001:db9::1")], allowed: false),
+        Case(name: "IPv4 under an IPv6-only permitted range", constraints: permitted(.ipAddress("::/0")),
+             leafNames: [.ipAddress("192.0.2.1")], allowed: false),
+        Case(name: "IPv4 inside an excluded range", constraints: excluded(.ipAddress("192.168.0.0/16")),
+             leafNames: [.ipAddress("192.168.1.1")], allowed: false),
+        Case(name: "IPv4 inside a /32 permitted range", constraints: permitted(.ipAddress("192.0.2.1/32")),
+             leafNames: [.ipAddress("192.0.2.1")], allowed: true),
+
+        // rfc822Name
+        Case(name: "mailbox on a permitted host", constraints: permitted(.rfc822Name("example.com")),
+             leafNames: [.rfc822Name("user@example.com")], allowed: true),
+        Case(name: "mailbox on a subdomain of a permitted domain", constraints: permitted(.rfc822Name(".example.com")),
+             leafNames: [.rfc822Name("user@mail.example.com")], allowed: true),
+        Case(name: "mailbox on the host itself under a domain-only permitted subtree", constraints: permitted(.rfc822Name(".example.com")),
+             leafNames: [.rfc822Name("user@example.com")], allowed: false),
+        Case(name: "mailbox outside a permitted host", constraints: permitted(.rfc822Name("example.com")),
+             leafNames: [.rfc822Name("user@evil.com")], allowed: false),
+        Case(name: "mailbox in other case on an excluded host", constraints: excluded(.rfc822Name("example.com")),
+             leafNames: [.rfc822Name("user@EXAMPLE.COM")], allowed: false),
+        Case(name: "subject emailAddress outside a permitted host", constraints: permitted(.rfc822Name("example.com")),
+             leafNames: [], leafSubject: TestName([.commonName("TLSTrust Attack Leaf"), .email("user@evil.com")]), allowed: false),
+
+        // URI
+        Case(name: "URI whose host is in a permitted domain", constraints: permitted(.uri(".example.com")),
+             leafNames: [.uri("https://www.example.com/path")], allowed: true),
+        Case(name: "URI whose host is outside a permitted domain", constraints: permitted(.uri(".example.com")),
+             leafNames: [.uri("https://www.evil.com/")], allowed: false),
+        Case(name: "URI with userinfo and port outside a permitted domain", constraints: permitted(.uri(".example.com")),
+             leafNames: [.uri("https://www.example.com@evil.com:443/")], allowed: false),
+        Case(name: "URI on a subdomain under a host-only permitted subtree", constraints: permitted(.uri("example.com")),
+             leafNames: [.uri("https://www.example.com/")], allowed: false),
+        Case(name: "URI in other case on an excluded host", constraints: excluded(.uri("evil.com")),
+             leafNames: [.uri("https://EVIL.COM/")], allowed: false),
+        Case(name: "URI without a host under a permitted domain", constraints: permitted(.uri(".example.com")),
+             leafNames: [.uri("urn:example:com")], allowed: false),
+
+        // directoryName
+        Case(name: "subject inside a permitted directoryName", constraints: permitted(.directoryName(
+                TestName([.country("US"), .organization("Good Org", as: .printableString)]))),
+             leafNames: [], leafSubject: evilCorpLeaf("Good Org", as: .printableString), allowed: true),
+        Case(name: "subject outside a permitted directoryName", constraints: permitted(.directoryName(
+                TestName([.country("US"), .organization("Good Org", as: .printableString)]))),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil Corp", as: .printableString), allowed: false),
+        Case(name: "subject inside an excluded directoryName", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil Corp", as: .printableString), allowed: false),
+        Case(name: "excluded directoryName dodged with UTF8String", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil Corp", as: .utf8String), allowed: false),
+        Case(name: "excluded directoryName dodged with other case", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("EVIL corp", as: .utf8String), allowed: false),
+        Case(name: "excluded directoryName dodged with doubled and outer spaces", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("  Evil   Corp ", as: .printableString), allowed: false),
+        Case(name: "excluded directoryName written in UTF8String, other case and spacing, still matches",
+             constraints: excluded(.directoryName(TestName([.country("US"), .organization(" evil   CORP", as: .utf8String)]))),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil Corp", as: .printableString), allowed: false),
+        Case(name: "excluded directoryName dodged with a directoryName SAN", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [.directoryName(evilCorpLeaf("evil corp", as: .utf8String))], allowed: false),
+    ]
+
+    @Test("name constraints hold for every name type, bypass attempts refused", arguments: cases)
+    func nameConstraints(_ testCase: Case) throws {
+        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
+        var intermediateProfile = TestHierarchy.intermediateProfile()
+        intermediateProfile.nameConstraints = testCase.constraints
+        let intermediate = try TestPKI.issue(intermediateProfile, issuer: root)
+        var leafProfile = attackLeaf(alternativeNames: testCase.leafNames)
+        leafProfile.subject = testCase.leafSubject
+        let leaf = try TestPKI.issue(leafProfile, issuer: intermediate)
+        for profile in ValidationProfile.allCases {
+            expectEngine(engineTrust([leaf, intermediate], anchors: [root], host: nil, profile: profile),
+                         testCase.allowed ? .trusted : .refused(.nameConstraintsViolated), "\(profile)")
+        }
+    }
+
+    @Test func constraintsOfTheRootApplyBelowTheIntermediateToo() throws {
+        let pki = try TestHierarchy.make(
+            leafDNSNames: ["www.example.org"], customizeRoot: { $0.permittedDNSSubtrees = ["example.com"] })
+        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: nil), .refused(.nameConstraintsViolated))
+    }
+
+    @Test func constraintsApplyToIntermediatesBelowTheConstrainedCA() throws {
+        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
+        var constrained = CertificateProfile.certificateAuthority(commonName: "TLSTrust Constrained CA")
+        constrained.nameConstraints = Self.excluded(.directoryName(TestName([.organization("Evil Corp")])))
+        let upper = try TestPKI.issue(constrained, issuer: root)
+        var lower = CertificateProfile.certificateAuthority(commonName: "Evil CA")
+        lower.subject = TestName([.organization("EVIL  CORP", as: .printableString), .commonName("Evil CA")])
+        let lowerCA = try TestPKI.issue(lower, issuer: upper)
+        let leaf = try TestPKI.issue(attackLeaf(dnsNames: ["www.example.com"]), issuer: lowerCA)
+        expectEngine(engineTrust([leaf, lowerCA, upper], anchors: [root], host: "www.example.com"),
+                     .refused(.nameConstraintsViolated))
+    }
+
+    @Test func aNonCriticalNameConstraintIsStillEnforced() throws {
+        let pki = try TestHierarchy.make(leafDNSNames: ["www.example.org"], customizeIntermediate: {
+            $0.nameConstraints = TestNameConstraints(permitted: [.dnsName("example.com")], isCritical: false)
+        })
+        let code = expectEngineRefuses(engineTrust(pki.chain, anchors: pki.anchors, host: nil, profile: .webPKI))
+        #expect(code == .nameConstraintsViolated || code == .malformedCertificate, "got \(String(describing: code))")
+    }
+}
