@@ -60,6 +60,7 @@ struct ConformanceExpectations {
         # passes. `tlstrust conformance --update-expectations` rewrites it from the current outcomes,
         # keeping the reasons of entries that still apply; a new entry says "TODO reason" until a person
         # writes the reason (a conflicts_with pair, a deliberate policy choice, a feature not supported).
+        # A NOT_RUN entry always carries the runner's own reason for not running the case.
         # The engine should decide alike on every backend, so its entries normally name backend `*`.
 
         """
@@ -167,7 +168,8 @@ struct ConformanceExpectations {
     ///
     /// Per case and engine, one `core * *` entry when both profiles give the same outcome on every
     /// backend; otherwise per profile, one `*` entry when every backend agrees; otherwise one entry
-    /// per backend. A new entry's reason is the runner's own for NOT_RUN, "TODO reason" otherwise.
+    /// per backend. A NOT_RUN entry's reason is always the runner's own (why it could not run); any
+    /// other new entry says "TODO reason".
     func updated(with outcomes: [Outcome], cases: [ConformanceCase], backends: [String]) -> ConformanceExpectations {
         var byKey: [String: [Outcome]] = [:]
         for outcome in outcomes { byKey["\(outcome.caseID)\u{0}\(outcome.verifier.engine)", default: []].append(outcome) }
@@ -175,15 +177,18 @@ struct ConformanceExpectations {
         var result: [Entry] = []
         func add(_ group: [Outcome], caseID: String, engine: TrustEngine, profile: ValidationProfile?, backend: String?) {
             guard let kind = group.first?.kind, kind != .pass else { return }
+            // Why a case was not run is the runner's own finding, always current.
+            if kind == .notRun {
+                result.append(Entry(caseID: caseID, engine: engine, profile: profile, backend: backend, kind: kind,
+                                    reason: Self.uniqued(group.map { Self.notRunReason($0.detail) }).joined(separator: "; "),
+                                    line: 0))
+                return
+            }
             let keptReasons = entries.filter { entry in
                 entry.kind == kind && group.contains { entry.covers(caseID: $0.caseID, backend: $0.backend, verifier: $0.verifier) }
             }.map(\.reason).filter { !$0.isEmpty && !$0.hasPrefix("TODO") }
             var reason = Self.uniqued(keptReasons).joined(separator: "; ")
-            if reason.isEmpty {
-                reason = kind == .notRun
-                    ? Self.uniqued(group.map { Self.notRunReason($0.detail) }).joined(separator: "; ")
-                    : "TODO reason"
-            }
+            if reason.isEmpty { reason = "TODO reason" }
             result.append(Entry(caseID: caseID, engine: engine, profile: profile, backend: backend, kind: kind,
                                 reason: reason, line: 0))
         }
