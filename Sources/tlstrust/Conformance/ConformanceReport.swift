@@ -104,7 +104,7 @@ enum ConformanceReport {
             ## Expected deviations
 
             Every outcome that is not a pass, as listed in `conformance/x509-limbo-expectations.txt`, with
-            the reason. `*` stands for every backend, or for both profiles of the engine.
+            the reason ("all": every backend gives this outcome; "both profiles": webpki and rfc5280).
 
             """)
         if expectations.entries.isEmpty {
@@ -113,8 +113,8 @@ enum ConformanceReport {
             out.append("| case | verifier | backend | outcome | reason |")
             out.append("|---|---|---|---|---|")
             for entry in expectations.entries {
-                let verifier = entry.engine == .native ? "native" : "engine (\(entry.profile?.rawValue ?? "*"))"
-                out.append("| `\(markdownCode(entry.caseID))` | \(verifier) | \(entry.backend ?? "*") | \(label(entry.kind)) | "
+                let verifier = entry.engine == .native ? "native" : "engine (\(entry.profile?.rawValue ?? "both profiles"))"
+                out.append("| `\(markdownCode(entry.caseID))` | \(verifier) | \(entry.backend ?? "all") | \(label(entry.kind)) | "
                            + "\(markdownCell(entry.reason)) |")
             }
         }
