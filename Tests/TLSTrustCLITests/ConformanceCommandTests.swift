@@ -206,6 +206,38 @@ struct ConformanceCommandTests {
         }
     }
 
+    @Test("an engine outcome that differs between backends can only be listed backend by backend")
+    func engineDisagreementNeedsPerBackendEntries() throws {
+        // Ed25519: a backend whose library cannot verify it reports `unsupported` (not run) where
+        // the others pass, which is exactly a disagreement between backends.
+        let ed = try TestHierarchy.make(keyAlgorithm: .ed25519)
+        try withWorkspace { w in
+            try w.write(["version": 1, "testcases": [
+                Self.testcase("tiny::ed25519", expected: "SUCCESS", leaf: ed.leaf.pem, intermediates: [ed.intermediate.pem],
+                              anchors: [ed.root.pem]),
+            ]])
+            let update = try w.run(["--update-expectations"])
+            update.expectExit(0)
+            let engineLines = try w.expectationLines().filter { $0.split(separator: " ").dropFirst().first == "core" }
+            if engineLines.isEmpty {
+                // Every backend verifies Ed25519: nothing differs, nothing is flagged.
+                #expect(!update.stdout.contains("engine outcomes that differ"), "\(update)")
+                return
+            }
+            #expect(update.stdout.contains("engine outcomes that differ between backends"), "\(update)")
+            #expect(engineLines.allSatisfy { $0.split(separator: " ")[3] != "*" }, "per-backend entries only\n\(engineLines)")
+            try w.run().expectExit(0)
+
+            // Listing the disagreement as if every backend agreed is wrong for the backends that pass.
+            let others = try w.expectationLines().filter { !engineLines.contains($0) }
+            let collapsed = others + ["tiny::ed25519 core * * NOT_RUN  # pretends every backend agrees"]
+            try Data((collapsed.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: w.expectations))
+            let check = try w.run()
+            check.expectExit(1)
+            #expect(check.stdoutLines.contains { $0.hasPrefix("DISCREPANCY tiny::ed25519 core") && $0.contains("stale") }, "\(check)")
+        }
+    }
+
     @Test("--write-docs writes the page; --check-docs accepts it as written and rejects any edit")
     func docs() throws {
         let (pki, expired) = try Self.makePKIs()
