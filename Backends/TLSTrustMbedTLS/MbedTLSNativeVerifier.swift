@@ -51,7 +51,8 @@ struct MbedTLSNativeVerifier {
             case .success(let parsed):
                 presented.append(parsed)
             case .failure(let failure):
-                let code: TrustFailureCode = failure.isUnsupportedAlgorithm ? .weakAlgorithm : .malformedCertificate
+                // An algorithm mbedTLS 2.28 does not implement (Ed25519) is not a verdict on the chain.
+                let code: TrustFailureCode = failure.isUnsupportedAlgorithm ? .unsupported : .malformedCertificate
                 return refuse(code, "mbedTLS cannot parse \(index == 0 ? "the leaf" : "intermediate \(index)"): \(failure.text)",
                               index: index == 0 ? 0 : nil, nativeCode: Int(failure.code))
             }

@@ -93,7 +93,10 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         }
         var pctx: OpaquePointer?  // owned by ctx
         guard EVP_DigestVerifyInit(ctx, &pctx, md, nil, pkey) == 1 else {
-            throw TLSTrustError(.backendFailure, "OpenSSL: EVP_DigestVerifyInit for \(scheme) failed: \(OpenSSLLibrary.drainErrors())")
+            let reason = OpenSSLLibrary.drainErrors()
+            // An id-RSASSA-PSS key restricted to another digest refuses the set-up: no valid signature.
+            if family == .rsaPSS { return false }
+            throw TLSTrustError(.backendFailure, "OpenSSL: EVP_DigestVerifyInit for \(scheme) failed: \(reason)")
         }
         if case .rsaPSS(let d) = scheme {
             guard let pctx,

@@ -194,6 +194,48 @@ struct SignatureVerificationTests {
                 "the scheme requires a salt as long as the digest")
     }
 
+    /// An id-RSASSA-PSS key (`openssl genpkey -algorithm RSA-PSS`, no parameter restrictions), its
+    /// SPKI DER, and a PSS SHA-256 signature with a 32-byte salt over `message`.
+    static func rsaPSSKeyAndSignature(_ message: [UInt8]) throws -> (spki: [UInt8], signature: [UInt8]) {
+        try TemporaryDirectory.with { directory in
+            let key = directory.appendingPathComponent("key.pem"), spki = directory.appendingPathComponent("spki.der")
+            let messageFile = directory.appendingPathComponent("message"), signature = directory.appendingPathComponent("signature")
+            try Data(message).write(to: messageFile)
+            for arguments in [
+                ["genpkey", "-algorithm", "RSA-PSS", "-pkeyopt", "rsa_keygen_bits:2048", "-out", key.path],
+                ["pkey", "-in", key.path, "-pubout", "-outform", "DER", "-out", spki.path],
+                ["dgst", "-sha256", "-sigopt", "rsa_pss_saltlen:32", "-sign", key.path, "-out", signature.path, messageFile.path],
+            ] {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+                process.arguments = arguments
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                process.waitUntilExit()
+                guard process.terminationStatus == 0 else { throw TLSTrustError(.backendFailure, "openssl \(arguments[0]) failed") }
+            }
+            return (Array(try Data(contentsOf: spki)), Array(try Data(contentsOf: signature)))
+        }
+    }
+
+    @Test(.enabled(if: hasOpenSSLTool), arguments: backendNames)
+    func anRSAPSSKeyVerifiesPSSSignaturesOnly(_ name: String) throws {
+        let backend = Self.backend(name)
+        let message = Array("TLSTrust id-RSASSA-PSS key".utf8)
+        let (spki, signature) = try Self.rsaPSSKeyAndSignature(message)
+        let publicKey = try PublicKey(subjectPublicKeyInfoDER: spki)
+        guard name != "mbedtls" else {
+            // mbedTLS 2.28 cannot parse an id-RSASSA-PSS SubjectPublicKeyInfo.
+            #expect(throws: TLSTrustError(.unsupported, "")) { try backend.importPublicKey(publicKey) }
+            return
+        }
+        let key = try backend.importPublicKey(publicKey)
+        #expect(try key.isValidSignature(ArraySlice(signature), for: ArraySlice(message), scheme: .rsaPSS(.sha256)))
+        #expect(try !key.isValidSignature(Self.flippingOneBit(ArraySlice(signature), at: 100), for: ArraySlice(message), scheme: .rsaPSS(.sha256)))
+        #expect(try !key.isValidSignature(ArraySlice(signature), for: ArraySlice(message), scheme: .rsaPSS(.sha384)))
+        #expect(try !key.isValidSignature(ArraySlice(signature), for: ArraySlice(message), scheme: .rsaPKCS1v15(.sha256)))
+    }
+
     // MARK: Concurrency
 
     @Test(arguments: backendNames, [TestKeyAlgorithm.rsa2048, .ecdsaP256, .ecdsaP384])
