@@ -68,5 +68,11 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
 /// Thrown by `Trust.evaluateOrThrow()` when the chain is not trusted; carries the evaluation.
 public struct TrustEvaluationError: Error, Sendable, CustomStringConvertible {
     public let evaluation: TrustEvaluation
+
+    /// Wraps an untrusted evaluation, for callers that check `isTrusted` themselves and throw.
+    public init(evaluation: TrustEvaluation) {
+        self.evaluation = evaluation
+    }
+
     public var description: String { evaluation.description }
 }
