@@ -204,8 +204,9 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
                                         "validatesDomainName is off: a valid certificate for any host is accepted"))
         }
         if allowInvalidCertificates && pinningMode == .none {
-            warnings.append(LintWarning(.allowInvalidCertificates, subject: subject,
-                                        "allowInvalidCertificates with pinning mode none accepts every certificate, unchecked"))
+            warnings.append(LintWarning(.allowInvalidCertificates, subject: subject, validatesDomainName
+                ? "allowInvalidCertificates with pinning mode none: every evaluation with a domain is refused (a name cannot be validated without pins), and without a domain every certificate is accepted unchecked"
+                : "allowInvalidCertificates with pinning mode none accepts every certificate, unchecked"))
         }
         if allowInvalidCertificates && pinningMode == .publicKey {
             warnings.append(LintWarning(.allowInvalidCertificatesWithPublicKeyPinning, subject: subject,
