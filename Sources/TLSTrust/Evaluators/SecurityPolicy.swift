@@ -83,6 +83,7 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
     /// there is no such bundle: pass ``certificates(inDirectory:)`` of your resources explicitly.
     ///
     /// - Parameters:
+    ///   - pinningMode: none, public key or certificate.
     ///   - pinnedCertificates: default none.
     public init(pinningMode: PinningMode, pinnedCertificates: Set<Certificate> = []) {
         self.pinningMode = pinningMode
@@ -126,6 +127,7 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
     /// `evaluateServerTrust:forDomain:` — whether to trust the server.
     ///
     /// - Parameters:
+    ///   - trust: the chain the server presented; its anchors are the system store's stand-in.
     ///   - domain: the host; nil checks no name (as AFNetworking with a nil domain).
     ///   - backend: nil uses the bootstrapped default.
     public func evaluateServerTrust(_ trust: Trust, forDomain domain: String?, using backend: (any TrustBackend)? = nil) -> Bool {

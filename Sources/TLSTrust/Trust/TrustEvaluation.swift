@@ -31,6 +31,9 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     /// verdict is derived, never passed in, so no backend can report "trusted" with failures.
     ///
     /// - Parameters:
+    ///   - chain: the chain as built, leaf first.
+    ///   - failures: every failure found, in any order (they are ranked and de-duplicated here).
+    ///   - backendName: the backend that evaluated.
     ///   - anchoredAtCustomAnchor: whether the chain ends at an anchor the app supplied, which
     ///     makes a trusted result `.proceed` rather than `.unspecified`.
     public init(chain: [Certificate], failures: [TrustFailure], backendName: String, anchoredAtCustomAnchor: Bool) {
