@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "TLSTrustGnuTLS", targets: ["TLSTrustGnuTLS"]),
         .library(name: "TLSTrustMbedTLS", targets: ["TLSTrustMbedTLS"]),
         .library(name: "TLSTrustTesting", targets: ["TLSTrustTesting"]),
+        // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux.
+        .library(name: "Security", targets: ["Security"]),
+        .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         .executable(name: "tlstrust", targets: ["tlstrust"]),
     ],
     dependencies: [
@@ -72,6 +75,18 @@ let package = Package(
             path: "Sources/TLSTrustTesting"
         ),
 
+        // MARK: Apple's Security API (`import Security`) and CommonCrypto digests, for porting
+        // `SecurityTLSTrust` implements the API; `Security` only re-exports it, so the module a
+        // port imports has Apple's name while the implementation keeps a TLSTrust name.
+        .target(
+            name: "SecurityTLSTrust",
+            dependencies: ["TLSTrust", "TLSTrustOpenSSL"],
+            path: "Sources/SecurityTLSTrust"
+        ),
+        .target(name: "Security", dependencies: ["SecurityTLSTrust"], path: "Sources/Security"),
+        // The digests come from OpenSSL's EVP interface (libcrypto), not from a hand-written hash.
+        .target(name: "CommonCrypto", dependencies: ["COpenSSL"], path: "Sources/CommonCrypto"),
+
         // MARK: Command-line tool
         .executableTarget(
             name: "tlstrust",
@@ -90,6 +105,10 @@ let package = Package(
         .testTarget(
             name: "TLSTrustConformanceTests",
             dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+        ),
+        .testTarget(
+            name: "SecurityTests",
+            dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
         ),
         .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "tlstrust"]),
     ]
