@@ -52,6 +52,51 @@ struct SecCertificateTests {
         }
     }
 
+    @Test("A certificate whose signed algorithm identifier omits NULL is readable; the engine does not trust it yet", arguments: SecurityBackends.names)
+    func signedAlgorithmWithoutNull(backend: String) throws {
+        let pki = try TestHierarchy.make(keyAlgorithm: .rsa2048, leafDNSNames: ["www.example.com"])
+        let withNull: [UInt8] = [0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B, 0x05, 0x00]
+        let withoutNull: [UInt8] = [0x30, 0x0B, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B]
+        let der = pki.leaf.der
+        // Certificate ::= 30 82 LL LL, TBSCertificate 30 82 LL LL at offset 4.
+        try #require(der[0] == 0x30 && der[1] == 0x82 && der[4] == 0x30 && der[5] == 0x82)
+        let tbsLength = Int(der[6]) << 8 | Int(der[7])
+        var tbs = Array(der[4..<(8 + tbsLength)])
+        let inner = try #require((0...(tbs.count - withNull.count)).first { Array(tbs[$0..<$0 + withNull.count]) == withNull })
+        tbs.replaceSubrange(inner..<inner + withNull.count, with: withoutNull)
+        tbs[2] = UInt8((tbsLength - 2) >> 8)
+        tbs[3] = UInt8((tbsLength - 2) & 0xFF)
+
+        let signature = try TemporaryDirectory.with { directory in
+            let tbsFile = directory.appendingPathComponent("tbs.der"), keyFile = directory.appendingPathComponent("key.pem")
+            try Data(tbs).write(to: tbsFile)
+            try Data(pki.intermediate.privateKey.pkcs8PEM.utf8).write(to: keyFile)
+            return [UInt8](try SecKeyTests.openssl(["dgst", "-sha256", "-sign", keyFile.path, tbsFile.path]))
+        }
+        try #require(signature.count == 256)
+        let body = tbs + withNull + [0x03, 0x82, 0x01, 0x01, 0x00] + signature
+        let certificate = [0x30, 0x82, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+
+        #expect(throws: TLSTrustError.self) { try Certificate(derEncoded: certificate) }
+        let lenient = try #require(SecCertificateCreateWithData(nil, Data(certificate) as CFData))
+        #expect(SecCertificateCopyData(lenient) as Data == Data(certificate))
+
+        // Apple trusts it; TLSTrust's engine accepts RSA PKCS#1 v1.5 only with NULL parameters (see
+        // docs/porting.md), so it is refused until the core accepts absent parameters.
+        try withSecurityEnvironment(backend: backend) {
+            var trust: SecTrust?
+            SecTrustCreateWithCertificates([lenient, try pki.intermediate.secCertificate] as CFArray,
+                                           SecPolicyCreateSSL(true, "www.example.com" as CFString), &trust)
+            let t = try #require(trust)
+            SecTrustSetAnchorCertificates(t, [try pki.root.secCertificate] as CFArray)
+            var error: CFError?
+            let trusted = SecTrustEvaluateWithError(t, &error)
+            #expect(!trusted)
+            #expect(error.map(CFErrorGetCode) == Int(errSecNotTrusted))
+            #expect((error?.userInfo[NSDebugDescriptionErrorKey] as? String)?.contains("weakAlgorithm") == true)
+        }
+    }
+
     @Test("Toll-free casts and the CF helpers pinning code calls")
     func coreFoundation() throws {
         let pki = try TestHierarchy.make()
