@@ -1,5 +1,6 @@
 import Foundation
 import Security
+@_spi(Testing) import SecurityTLSTrust
 import TLSTrustTesting
 import Testing
 
@@ -247,6 +248,30 @@ struct SecTrustScenarioTests {
             SecTrustSetPolicies(revocation, SecPolicyCreateRevocation(kSecRevocationUseAnyAvailableMethod | kSecRevocationRequirePositiveResponse)!)
             #expect(evaluationErrorCode(revocation) == Int(errSecIncompleteCertRevocationCheck))
         }
+    }
+
+    @Test("A SecTrust is Sendable: concurrent evaluations and date changes of one trust agree", arguments: SecurityBackends.names)
+    func concurrentEvaluation(backend: String) async throws {
+        let pki = try TestHierarchy.make(leafDNSNames: [Self.host])
+        let trust = try makeTrust(pki.chain, [SecPolicyCreateSSL(true, Self.host as CFString)])
+        SecTrustSetAnchorCertificates(trust, [try pki.root.secCertificate] as CFArray)
+        let future = Date(timeIntervalSinceNow: 20 * 365 * 86_400) as CFDate
+        let now = Date() as CFDate
+        let codes = try await SecTrustEnvironment.$backend.withValue(SecurityBackends.named(backend)) {
+            try await withThrowingTaskGroup(of: Int?.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        // Half the tasks move the date, half evaluate whatever the trust holds then.
+                        if index % 4 == 0 { SecTrustSetVerifyDate(trust, index % 8 == 0 ? future : now) }
+                        return evaluationErrorCode(trust)
+                    }
+                }
+                return try await group.reduce(into: [Int?]()) { $0.append($1) }
+            }
+        }
+        #expect(codes.allSatisfy { $0 == nil || $0 == Int(errSecCertificateExpired) })
+        SecTrustSetVerifyDate(trust, now)
+        #expect(evaluationErrorCode(trust) == nil)
     }
 
     @Test("Without an override the Sec layer evaluates on the documented default, OpenSSL")
