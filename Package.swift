@@ -19,10 +19,15 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // MARK: Core (pure Swift)
-        .target(name: "TLSTrust", path: "Sources/TLSTrust"),
+        .target(
+            name: "TLSTrust",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Sources/TLSTrust"
+        ),
 
         // MARK: OpenSSL 3
         .systemLibrary(
