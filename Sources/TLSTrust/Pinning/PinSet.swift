@@ -110,34 +110,24 @@ public struct PinSet: Sendable, Hashable {
         return DNSName.labels(name)
     }
 
-    /// Checks the pins against a validated chain (leaf first, ending at the anchor).
+    /// The first pin (in the order given) that matches a certificate of `chain` at a position
+    /// the pin allows, or nil.
     ///
-    /// Every pin is compared with every key whatever matches first, so the time depends only on the
-    /// sizes, and the first matching pin (in the order given) is reported.
-    func match(chain: [Certificate]) -> PinMatch? {
-        var found: PinMatch?
-        for (pinIndex, pin) in pins.enumerated() {
-            for (index, certificate) in chain.enumerated() {
-                let positionOK = pin.position.admits(index: index, chainLength: chain.count)
-                let equal = pin.matches(certificate.publicKey)
-                if equal && positionOK && found == nil {
-                    found = PinMatch(pin: pin, pinIndex: pinIndex, certificateIndex: index)
+    /// Only a ``ValidatedChain`` can be checked, never the list a peer presented. Every pin is
+    /// compared with every key whatever matches first, so the time depends only on the sizes.
+    public func match(_ chain: ValidatedChain) -> PinMatch? {
+        var found: (pin: SPKIPin, index: Int)?
+        let keys = chain.publicKeys
+        for pin in pins {
+            for index in keys.indices {
+                let equal = pin.matches(keys[index])
+                if equal && found == nil && pin.position.admits(chain.positions(at: index)) {
+                    found = (pin, index)
                 }
             }
         }
-        return found
+        return found.map { PinMatch(pin: $0.pin.description, at: $0.index, in: chain) }
     }
-}
-
-/// Which pin matched which certificate of the validated chain.
-public struct PinMatch: Sendable, Hashable, CustomStringConvertible {
-    public let pin: SPKIPin
-    /// The pin's index in its set.
-    public let pinIndex: Int
-    /// The certificate's index in the validated chain (0 = leaf).
-    public let certificateIndex: Int
-
-    public var description: String { "\(pin.text) matched certificate \(certificateIndex) of the validated chain" }
 }
 
 /// A pin's identity without its position, to count distinct keys.

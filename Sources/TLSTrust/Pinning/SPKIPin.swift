@@ -46,15 +46,25 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
         /// Only the anchor the chain ends at.
         case root
 
-        /// Whether index `index` of a validated chain of `count` certificates is at this position.
-        /// A chain of one certificate (an anchor that is itself the leaf) is both leaf and root.
-        public func admits(index: Int, chainLength count: Int) -> Bool {
+        /// Whether a certificate at `positions` (see ``ValidatedChain/positions(at:)``) is at
+        /// this position. A chain of one certificate is both leaf and root.
+        public func admits(_ positions: Set<ValidatedChain.Position>) -> Bool {
             switch self {
-            case .any: index >= 0 && index < count
-            case .leaf: index == 0 && count > 0
-            case .intermediate: index > 0 && index < count - 1
-            case .root: count > 0 && index == count - 1
+            case .any: !positions.isEmpty
+            case .leaf: positions.contains(.leaf)
+            case .intermediate: positions.contains(.intermediate)
+            case .root: positions.contains(.root)
             }
+        }
+
+        /// The positions of index `index` in a chain of `count` certificates (leaf first, anchor last).
+        static func positions(index: Int, count: Int) -> Set<ValidatedChain.Position> {
+            var p = Set<ValidatedChain.Position>()
+            guard index >= 0 && index < count else { return p }
+            if index == 0 { p.insert(.leaf) }
+            if index == count - 1 { p.insert(.root) }
+            if p.isEmpty { p.insert(.intermediate) }
+            return p
         }
 
         public var description: String { rawValue }
