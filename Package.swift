@@ -87,7 +87,10 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "TLSTrustTests",
-            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+            dependencies: [
+                "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "TLSTrustConformanceTests",
