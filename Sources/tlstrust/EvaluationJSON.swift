@@ -41,6 +41,17 @@ enum EvaluationJSON {
         let chain: [CertificateRecord]
         let failures: [FailureRecord]
         let timeMicroseconds: Int?
+        /// The rule beyond validation that decided (`--pin`, a pin set, a SecurityPolicy), if any.
+        var rule: RuleRecord? = nil
+    }
+
+    /// Which rule decided, and the pin that matched or why it refused.
+    struct RuleRecord: Encodable {
+        let rule: String
+        let code: String?
+        let message: String?
+        let pin: String?
+        let pinIndex: Int?
     }
 
     static func record(_ evaluation: TrustEvaluation, backend: any TrustBackend, micros: Int? = nil) -> Record {
@@ -62,8 +73,16 @@ enum EvaluationJSON {
             timeMicroseconds: micros)
     }
 
-    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend) -> String {
-        encode(record(evaluation, backend: backend))
+    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, rule: RuleRecord? = nil) -> String {
+        var record = record(evaluation, backend: backend)
+        record.rule = rule
+        if let rule, rule.code != nil {
+            // A rule refused a chain that validated: the record's verdict is the rule's.
+            record = Record(backend: record.backend, libraryVersion: record.libraryVersion, trusted: false,
+                            result: record.trusted ? TrustEvaluation.Result.fatalTrustFailure.rawValue : record.result,
+                            chain: record.chain, failures: record.failures, timeMicroseconds: record.timeMicroseconds, rule: rule)
+        }
+        return encode(record)
     }
 
     static func encode(_ value: some Encodable) -> String {

@@ -121,7 +121,7 @@ final class LoopbackHTTPListener: @unchecked Sendable {
     let port: UInt16
 
     init() throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ToolError("socket() failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -135,6 +135,7 @@ final class LoopbackHTTPListener: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
+        self.fd = fd
         port = UInt16(bigEndian: address.sin_port)
     }
 
