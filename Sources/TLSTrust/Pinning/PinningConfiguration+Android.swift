@@ -139,6 +139,10 @@ final class XMLTree {
         parser.delegate = builder
         let ok = parser.parse()
         if let problem = builder.problem { throw problem }
+        if ok, let open = builder.stack.last {
+            // Foundation's parser on Linux may report success for a document that ends early.
+            throw PinningError(.unreadableConfiguration, "not well-formed XML: <\(open.name)> is not closed")
+        }
         guard ok, let root = builder.root else {
             let line = parser.lineNumber
             let reason = parser.parserError.map { String(describing: $0).prefix(120) } ?? "no element"
@@ -167,7 +171,12 @@ final class XMLTree {
         }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-            _ = stack.popLast()
+            guard let open = stack.popLast(), open.name == name else {
+                problem = problem ?? PinningError(.unreadableConfiguration,
+                    "not well-formed XML at line \(parser.lineNumber): </\(name)> does not close <\(stack.last?.name ?? "")>")
+                parser.abortParsing()
+                return
+            }
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {

@@ -71,7 +71,7 @@ extension PinningConfiguration {
         }
         func bool(_ key: String, default value: Bool) throws -> Bool {
             guard let raw = entry[key] else { return value }
-            guard let b = raw as? Bool, !(raw is String) else {
+            guard let b = Self.plistBool(raw) else {
                 throw PinningError(.malformedConfiguration, "expected a boolean, found \(plistKind(raw))", keyPath: "\(path).\(key)")
             }
             return b
@@ -128,16 +128,26 @@ extension PinningConfiguration {
         }
     }
 
+    /// A plist boolean, and only that: `<integer>1</integer>` is not `<true/>`.
+    static func plistBool(_ value: Any) -> Bool? {
+        if let b = value as? Bool, type(of: value) == Bool.self { return b }
+        if let n = value as? NSNumber, type(of: value) != Bool.self {
+            let kind = String(cString: n.objCType)
+            return kind == "c" || kind == "B" ? n.boolValue : nil
+        }
+        return nil
+    }
+
     static func plistKind(_ value: Any) -> String {
+        if plistBool(value) != nil { return "a boolean" }
         switch value {
-        case let s as String: "a string \(PinningError.quote(s, limit: 40))"
-        case is Bool: "a boolean"
-        case is Int, is Double: "a number"
-        case is [Any]: "an array"
-        case is [String: Any]: "a dictionary"
-        case is Data: "data"
-        case is Date: "a date"
-        default: "a value of another type"
+        case let s as String: return "a string \(PinningError.quote(s, limit: 40))"
+        case is Int, is Double, is NSNumber: return "a number"
+        case is [Any]: return "an array"
+        case is [String: Any]: return "a dictionary"
+        case is Data: return "data"
+        case is Date: return "a date"
+        default: return "a value of another type"
         }
     }
 }
