@@ -6,13 +6,16 @@ import TLSTrust
 struct EvaluateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
-        abstract: "Evaluate a certificate chain on one backend (exit 0 trusted, 1 not trusted, 2 bad input)."
+        abstract: "Evaluate a certificate chain on one backend (exit 0 trusted, 1 not trusted, 2 bad input or unsupported)."
     )
 
     @Option(help: "A registered backend: see 'tlstrust backends'.")
     var backend: String
 
     @OptionGroup var options: EvaluationOptions
+
+    @Option(help: "Which verifier decides: core (TLSTrust's validation engine, the default) or native (the library's own verifier, for comparison).")
+    var engine: TrustEngine = .core
 
     @OptionGroup(title: "Pinning") var pinning: PinningOptions
 
@@ -27,30 +30,45 @@ struct EvaluateCommand: ParsableCommand {
             throw TLSTrustError(.invalidArgument, "--config needs --hostname: pin sets apply per host")
         }
         let policy = try pinning.securityPolicy()
-        let trust = try options.makeTrust()
+        var trust = try options.makeTrust()
+        trust.engine = engine
         // Resolve the request here so that unusable input is exit 2, not a verdict.
         let request = try trust.makeRequest(for: backend)
 
         var outcome = RuleOutcome.evaluate(trust: trust, request: request, backend: backend, policy: policy, host: options.hostname)
+        // A backend that cannot honour the request has given no verdict: that is exit 2, not 1.
+        if let unsupported = outcome.evaluation.unsupportedFailure {
+            throw TLSTrustError(.unsupported, "\(backend.name): unsupported: \(unsupported.nativeDescription)")
+        }
         if outcome.isTrusted, !pins.isEmpty { outcome = outcome.requiring(pins) }
         if outcome.isTrusted, let configuration, let host = options.hostname {
             outcome = outcome.requiring(configuration, trust: trust, host: host, backend: backend)
         }
 
         if json {
-            print(EvaluationJSON.render(outcome.evaluation, backend: backend, rule: outcome.ruleRecord))
+            print(EvaluationJSON.render(outcome.evaluation, backend: backend, request: request,
+                                        trusted: outcome.isTrusted, rule: outcome.ruleRecord))
         } else if outcome.isTrusted {
             let chain = outcome.evaluation.chain
             let anchor = chain.last.map { " via \($0.subject)" } ?? ""
             let pin = outcome.pinMatch.map { "; pin \($0.pin) matched at \($0.chainIndex)" } ?? ""
             let rule = outcome.rule.map { " by \($0)" } ?? ""
-            print("trusted: \(trust.certificates.first?.subject.description ?? "")\(anchor)\(rule)\(pin) [\(backend.name)]")
+            print("trusted: \(trust.certificates.first?.subject.description ?? "")\(anchor)\(rule)\(pin) [\(backend.name)]".terminalSafe)
         } else if let refusal = outcome.refusal {
-            print("not trusted: \(refusal.code) by \(refusal.rule): \(refusal.message) [\(backend.name)]")
+            print("not trusted: \(refusal.code) by \(refusal.rule): \(refusal.message) [\(backend.name)]".terminalSafe)
         } else {
-            print("\(outcome.evaluation) [\(backend.name)]")
+            print("\(outcome.evaluation) [\(backend.name)]".terminalSafe)
         }
         if !outcome.isTrusted { throw ExitCode(1) }
+    }
+}
+
+extension TrustEvaluation {
+    /// The primary failure when it is `.unsupported`: the backend could not honour the request,
+    /// so the evaluation is no verdict on the chain.
+    var unsupportedFailure: TrustFailure? {
+        guard let first = primaryFailure, first.code == .unsupported else { return nil }
+        return first
     }
 }
 

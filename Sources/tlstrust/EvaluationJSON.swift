@@ -1,7 +1,8 @@
 import Foundation
 import TLSTrust
 
-/// The `--json` record of an evaluation: verdict, result kind, the chain as built, every failure.
+/// The `--json` record of an evaluation: verdict, result kind, the chain as built, every failure,
+/// and which verifier decided.
 enum EvaluationJSON {
     struct Record: Encodable {
         struct CertificateRecord: Encodable {
@@ -36,13 +37,40 @@ enum EvaluationJSON {
         }
         let backend: String
         let libraryVersion: String
+        /// `core` (the validation engine) or `native` (the library's own verifier).
+        let engine: String
+        /// The structural profile the engine applied; `null` for the native verifier, which has none.
+        let profile: String?
         let trusted: Bool
         let result: String
         let chain: [CertificateRecord]
         let failures: [FailureRecord]
         let timeMicroseconds: Int?
-        /// The rule beyond validation that decided (`--pin`, a pin set, a SecurityPolicy), if any.
-        var rule: RuleRecord? = nil
+        /// `compare` only: the native verifier's evaluation of the same request.
+        var native: Nested?
+        /// `evaluate` only: the rule beyond validation that decided (`--pin`, a pin set, a
+        /// SecurityPolicy), when one did.
+        var rule: RuleRecord?
+
+        // Written by hand so that `profile` is always present (`null` for the native verifier).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(backend, forKey: .backend)
+            try container.encode(libraryVersion, forKey: .libraryVersion)
+            try container.encode(engine, forKey: .engine)
+            try container.encode(profile, forKey: .profile)
+            try container.encode(trusted, forKey: .trusted)
+            try container.encode(result, forKey: .result)
+            try container.encode(chain, forKey: .chain)
+            try container.encode(failures, forKey: .failures)
+            try container.encodeIfPresent(timeMicroseconds, forKey: .timeMicroseconds)
+            try container.encodeIfPresent(native, forKey: .native)
+            try container.encodeIfPresent(rule, forKey: .rule)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native, rule
+        }
     }
 
     /// Which rule decided, and the pin that matched or why it refused.
@@ -54,11 +82,22 @@ enum EvaluationJSON {
         let pinIndex: Int?
     }
 
-    static func record(_ evaluation: TrustEvaluation, backend: any TrustBackend, micros: Int? = nil) -> Record {
+    /// A record inside a record (a class, since a struct cannot contain itself).
+    final class Nested: Encodable {
+        let record: Record
+        init(_ record: Record) { self.record = record }
+        func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
+    }
+
+    static func record(
+        _ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest, micros: Int? = nil
+    ) -> Record {
         let iso = ISO8601DateFormatter()
         return Record(
             backend: backend.name,
             libraryVersion: backend.libraryVersion,
+            engine: request.engine.rawValue,
+            profile: request.engine == .core ? request.profile.rawValue : nil,
             trusted: evaluation.isTrusted,
             result: evaluation.result.rawValue,
             chain: evaluation.chain.map {
@@ -73,22 +112,28 @@ enum EvaluationJSON {
             timeMicroseconds: micros)
     }
 
-    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, rule: RuleRecord? = nil) -> String {
-        var record = record(evaluation, backend: backend)
+    /// - Parameters:
+    ///   - trusted: the verdict when a rule beyond validation decided it (default: the evaluation's).
+    ///   - rule: that rule.
+    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest,
+                       trusted: Bool? = nil, rule: RuleRecord? = nil) -> String {
+        var record = record(evaluation, backend: backend, request: request)
         record.rule = rule
-        if let rule, rule.code != nil {
-            // A rule refused a chain that validated: the record's verdict is the rule's.
-            record = Record(backend: record.backend, libraryVersion: record.libraryVersion, trusted: false,
-                            result: record.trusted ? TrustEvaluation.Result.fatalTrustFailure.rawValue : record.result,
-                            chain: record.chain, failures: record.failures, timeMicroseconds: record.timeMicroseconds, rule: rule)
+        if let trusted, trusted != record.trusted {
+            record = Record(backend: record.backend, libraryVersion: record.libraryVersion, engine: record.engine,
+                            profile: record.profile, trusted: trusted,
+                            result: trusted ? TrustEvaluation.Result.proceed.rawValue : TrustEvaluation.Result.fatalTrustFailure.rawValue,
+                            chain: record.chain, failures: record.failures, timeMicroseconds: record.timeMicroseconds,
+                            native: nil, rule: rule)
         }
         return encode(record)
     }
 
+    /// Pretty-printed, sorted JSON, with the characters that act on a terminal escaped.
     static func encode(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        return TerminalText.escapeJSON(String(decoding: data, as: UTF8.self))
     }
 }

@@ -56,7 +56,7 @@ struct PinCommand: ParsableCommand {
             }
         }
         guard let domain = configEntry else {
-            for entry in keys { print("\(entry.key.pin)  \(entry.label)  \(entry.detail)") }
+            for entry in keys { print("\(entry.key.pin)  \(entry.label)  \(entry.detail)".terminalSafe) }
             return
         }
         var pins: [SPKIPin] = []

@@ -55,6 +55,7 @@ extension ServerTrustEvaluating where Self == AnchoredTrustEvaluator {
     /// Trust only chains ending at `anchors` (plus the system store when `includingSystemStore`).
     ///
     /// - Parameters:
+    ///   - anchors: the CA certificates to trust.
     ///   - includingSystemStore: default false.
     ///   - validateHost: default true.
     public static func anchored(_ anchors: [Certificate], includingSystemStore: Bool = false,

@@ -83,6 +83,7 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
     /// there is no such bundle: pass ``certificates(inDirectory:)`` of your resources explicitly.
     ///
     /// - Parameters:
+    ///   - pinningMode: none, public key or certificate.
     ///   - pinnedCertificates: default none.
     public init(pinningMode: PinningMode, pinnedCertificates: Set<Certificate> = []) {
         self.pinningMode = pinningMode
@@ -109,6 +110,8 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
             let ext = (name as NSString).pathExtension.lowercased()
             guard ["cer", "crt", "der"].contains(ext) else { continue }
             let file = (path as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw TLSTrustError(.unreadableFile, "cannot read \(file)")
             }
@@ -124,6 +127,7 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
     /// `evaluateServerTrust:forDomain:` — whether to trust the server.
     ///
     /// - Parameters:
+    ///   - trust: the chain the server presented; its anchors are the system store's stand-in.
     ///   - domain: the host; nil checks no name (as AFNetworking with a nil domain).
     ///   - backend: nil uses the bootstrapped default.
     public func evaluateServerTrust(_ trust: Trust, forDomain domain: String?, using backend: (any TrustBackend)? = nil) -> Bool {
@@ -202,8 +206,9 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
                                         "validatesDomainName is off: a valid certificate for any host is accepted"))
         }
         if allowInvalidCertificates && pinningMode == .none {
-            warnings.append(LintWarning(.allowInvalidCertificates, subject: subject,
-                                        "allowInvalidCertificates with pinning mode none accepts every certificate, unchecked"))
+            warnings.append(LintWarning(.allowInvalidCertificates, subject: subject, validatesDomainName
+                ? "allowInvalidCertificates with pinning mode none: every evaluation with a domain is refused (a name cannot be validated without pins), and without a domain every certificate is accepted unchecked"
+                : "allowInvalidCertificates with pinning mode none accepts every certificate, unchecked"))
         }
         if allowInvalidCertificates && pinningMode == .publicKey {
             warnings.append(LintWarning(.allowInvalidCertificatesWithPublicKeyPinning, subject: subject,

@@ -74,7 +74,15 @@ public struct ServerTrustError: Error, Sendable, Hashable, CustomStringConvertib
     public let message: String
 
     /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - host: the host evaluated for.
+    ///   - message: a one-line explanation.
+    ///   - evaluator: the evaluator that refused (for an app's own evaluator, its type name).
+    ///   - presentedChain: the chain the server presented (default empty).
+    ///   - evaluation: the evaluation behind the refusal (default none).
     ///   - builtChain: defaults to `evaluation?.chain`.
+    ///   - expectedPins: the `sha256/` pins expected (default none).
+    ///   - pinnedCertificates: the certificates expected (default none).
     public init(
         _ code: Code, host: String, message: String, evaluator: String, presentedChain: [Certificate] = [],
         evaluation: TrustEvaluation? = nil, builtChain: [Certificate]? = nil, expectedPins: [String] = [],

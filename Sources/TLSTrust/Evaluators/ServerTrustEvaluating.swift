@@ -60,6 +60,8 @@ public struct PinMatch: Sendable, Hashable, CustomStringConvertible {
     public let certificate: Certificate
 
     /// - Parameters:
+    ///   - pin: the pin as configured.
+    ///   - chainIndex: the index of the matching certificate in `chain`.
     ///   - chain: the validated chain the pin was found in; the match records its position there.
     public init(pin: String, at chainIndex: Int, in chain: ValidatedChain) {
         self.pin = pin
