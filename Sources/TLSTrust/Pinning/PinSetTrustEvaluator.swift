@@ -41,8 +41,7 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
 
     /// An evaluator for one pin set.
     public init(_ pinSet: PinSet, reporter: (any PinFailureReporter)? = nil, port: Int = 443, logger: Logger? = nil) {
-        // One set cannot clash with itself.
-        self.init((try? PinningConfiguration([pinSet])) ?? PinningConfiguration._empty, reporter: reporter, port: port, logger: logger)
+        self.init(PinningConfiguration(single: pinSet), reporter: reporter, port: port, logger: logger)
     }
 
     public func evaluate(_ trust: Trust, forHost host: String, using backend: (any TrustBackend)?) throws -> ServerTrustDecision {
@@ -87,10 +86,6 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
 
     /// The configuration's warnings (``PinningConfiguration/lint(chains:at:)``, without chains).
     public func lint() -> [LintWarning] { configuration.lint() }
-}
-
-extension PinningConfiguration {
-    static let _empty: PinningConfiguration = try! PinningConfiguration([])
 }
 
 extension ServerTrustEvaluating where Self == PinSetTrustEvaluator {

@@ -19,6 +19,11 @@ public struct PinningConfiguration: Sendable, Hashable {
         for set in pinSets { try add(set) }
     }
 
+    /// A configuration of one set (which cannot clash with itself).
+    init(single set: PinSet) {
+        pinSets = [set.domain: set]
+    }
+
     /// Adds a set.
     ///
     /// - Throws: ``PinningError`` `.invalidPinSet` when a set for the domain exists already.
