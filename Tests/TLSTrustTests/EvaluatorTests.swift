@@ -22,6 +22,15 @@ struct EvaluatorTests {
         #expect(chain.firstIndex(ofPublicKeyPin: w.real.intermediate.certificate.publicKey.pin) == 1)
         #expect(chain.backendName == name)
 
+        // An evaluation assembled by hand claims trust for the presented list: no validated chain.
+        let fabricated = TrustEvaluation(chain: w.forgedWithGenuineAppended.certificates, failures: [], backendName: name,
+                                         anchoredAtCustomAnchor: true)
+        #expect(fabricated.isTrusted && fabricated.validatedChain == nil)
+        // A native-verifier evaluation passes the same last gate.
+        var native = trust
+        native.engine = .native
+        #expect(native.evaluate(using: backend).validatedChain?.count == 3)
+
         trust.policies = [.ssl(hostname: "other.example.com")]
         #expect(trust.evaluate(using: backend).validatedChain == nil)
         #expect(w.trust(w.app.chain).evaluate(using: backend).validatedChain == nil)
