@@ -44,7 +44,7 @@ struct LintCommand: ParsableCommand {
         let date = time.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
         let warnings = configuration.lint(chains: chains, at: date)
         for warning in warnings {
-            print("warning: \(warning)")
+            print("warning: \(warning)".terminalSafe)
         }
         let count = configuration.pinSets.count
         if warnings.isEmpty {

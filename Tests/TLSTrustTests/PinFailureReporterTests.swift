@@ -139,7 +139,11 @@ final class LoopbackHTTPListener: @unchecked Sendable {
         port = UInt16(bigEndian: address.sin_port)
     }
 
-    func close() { Glibc.close(fd) }
+    /// Wakes a blocked `accept` (shutdown) and releases the descriptor.
+    func close() {
+        shutdown(fd, Int32(SHUT_RDWR))
+        Glibc.close(fd)
+    }
 
     func acceptOne() throws -> Request {
         let client = accept(fd, nil, nil)

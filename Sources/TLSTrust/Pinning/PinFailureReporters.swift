@@ -102,6 +102,7 @@ public final class DeduplicatingPinFailureReporter: PinFailureReporter {
     public static let capacity = 10_000
 
     /// - Parameters:
+    ///   - wrapped: the reporter that receives the reports passed on.
     ///   - window: default 24 hours.
     ///   - now: the clock, for tests; default `Date()`.
     public init(_ wrapped: any PinFailureReporter, window: TimeInterval = 24 * 3600, now: @escaping @Sendable () -> Date = { Date() }) {

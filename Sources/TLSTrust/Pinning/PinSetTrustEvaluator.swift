@@ -91,7 +91,9 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
 extension ServerTrustEvaluating where Self == PinSetTrustEvaluator {
     /// Default validation plus the SPKI pin sets of `configuration`.
     ///
-    /// - Parameter reporter: where pin failures are reported; default none.
+    /// - Parameters:
+    ///   - configuration: the pin sets.
+    ///   - reporter: where pin failures are reported; default none.
     public static func pinSets(_ configuration: PinningConfiguration, reporter: (any PinFailureReporter)? = nil) -> PinSetTrustEvaluator {
         PinSetTrustEvaluator(configuration, reporter: reporter)
     }
