@@ -81,4 +81,22 @@ struct TrustLoggingTests {
             .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend("openssl"))
         #expect(entries.value.isEmpty)
     }
+
+    @Test("any evaluator can be wrapped to log its decisions and refusals", arguments: PinningFixtures.backendNames)
+    func wrappedEvaluatorsLog(backend: String) throws {
+        let h = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
+        let (debug, entries) = Self.logger(.debug)
+        let evaluator = DefaultTrustEvaluator().logged(to: debug)
+        _ = try evaluator.evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+        #expect(entries.value.last?.metadata["tlstrust.rule"] == "DefaultTrustEvaluator")
+        #expect(entries.value.last?.metadata["tlstrust.verdict"] == "trusted")
+        #expect(throws: ServerTrustError.self) {
+            try evaluator.evaluate(PinningFixtures.trust(h), forHost: "other.example.com", using: SignatureVerificationTests.backend(backend))
+        }
+        #expect(entries.value.last?.metadata["tlstrust.verdict"] == "refused")
+        #expect(entries.value.last?.metadata["tlstrust.rule"] == "DefaultTrustEvaluator: hostValidationFailed")
+        #expect(entries.value.last?.metadata["tlstrust.backend"] == "\(backend)")
+        #expect(entries.value.last?.metadata["tlstrust.failure"] == "hostnameMismatch")
+        #expect(evaluator.lint().isEmpty)
+    }
 }
