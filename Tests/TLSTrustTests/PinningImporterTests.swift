@@ -200,4 +200,20 @@ struct PinningImporterTests {
     func hostileXML(text: String) {
         expectError(.unreadableConfiguration, "") { try PinningConfiguration(androidNetworkSecurityConfig: Array(text.utf8)) }
     }
+
+    @Test("huge arrays in either importer are refused with the limit")
+    func hugeArrays() {
+        let hashes = String(repeating: "<string>\(a)</string>", count: 65)
+        expectError(.malformedConfiguration, #"TSKConfiguration.TSKPinnedDomains["example.com"].TSKPublicKeyHashes: 65 entries; at most 64"#) {
+            try PinningConfiguration(trustKitInfoPlist: plist("<key>example.com</key><dict><key>TSKPublicKeyHashes</key><array>\(hashes)</array></dict>"))
+        }
+        let pins = String(repeating: "<pin digest=\"SHA-256\">\(a)</pin>", count: 65)
+        expectError(.malformedConfiguration, "network-security-config.domain-config[0].pin-set: 65 pins; at most 64") {
+            try PinningConfiguration(androidNetworkSecurityConfig: android("<domain-config><domain>example.com</domain><pin-set>\(pins)</pin-set></domain-config>"))
+        }
+        let domains = (0..<1001).map { "<key>d\($0).example.com</key><dict><key>TSKExcludeSubdomainFromParentPolicy</key><true/></dict>" }.joined()
+        expectError(.malformedConfiguration, "TSKConfiguration.TSKPinnedDomains: 1001 domains; at most 1000") {
+            try PinningConfiguration(trustKitInfoPlist: plist(domains))
+        }
+    }
 }
