@@ -54,6 +54,14 @@ struct SecurityPolicyTests {
         let lax = policy(.none, validatesDomainName: false)
         #expect(lax.evaluateServerTrust(w.trust(w.real.chain), forDomain: "evil.example.org", using: backend))
         #expect(lax.lint().map(\.code) == [.domainValidationDisabled])
+        // Without the name, the leaf must still be a TLS server certificate (AFNetworking's basic X.509 policy would not ask).
+        let clientOnly = try TestPKI.issue({
+            var p = CertificateProfile.leaf(commonName: host, dnsNames: [host])
+            p.extendedKeyUsage = [.clientAuth]
+            return p
+        }(), issuer: w.real.intermediate)
+        let e = expectRefusal(.defaultEvaluationFailed) { try lax.evaluate(w.trust([clientOnly, w.real.intermediate]), forHost: host, using: backend) }
+        #expect(e?.evaluation?.primaryFailure?.code == .purposeNotAllowed)
     }
 
     // MARK: The early refusal and mode none

@@ -11,7 +11,7 @@ public struct LintWarning: Sendable, Hashable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         enum Value: String, Sendable, CaseIterable {
             case domainValidationDisabled, allowInvalidCertificates, allowInvalidCertificatesWithPublicKeyPinning
-            case defaultValidationDisabled, trustEvaluationDisabled, noPins, hostsNotEvaluated
+            case trustEvaluationDisabled, noPins, hostsNotEvaluated
             case singlePin, noBackupPin, certificateHashAsPin, expiredPinSet
         }
         let value: Value
@@ -24,8 +24,6 @@ public struct LintWarning: Sendable, Hashable, CustomStringConvertible {
         /// AFNetworking public-key mode with invalid certificates allowed: there, any presented
         /// certificate satisfies the pin. TLSTrust requires the key on the leaf's signature path.
         public static let allowInvalidCertificatesWithPublicKeyPinning = Code(.allowInvalidCertificatesWithPublicKeyPinning)
-        /// Pinning without default validation: the system anchors no longer vouch for the chain.
-        public static let defaultValidationDisabled = Code(.defaultValidationDisabled)
         /// Trust evaluation is switched off altogether.
         public static let trustEvaluationDisabled = Code(.trustEvaluationDisabled)
         /// A pinning mode or evaluator with no pin: it refuses every chain.

@@ -20,6 +20,8 @@ import Foundation
 ///    none, or no pinned certificate), it refuses at once: a self-signed certificate's name cannot
 ///    be validated without pinning it ("you MUST use pinning").
 /// 2. The SSL policy names the domain when `validatesDomainName`, otherwise it checks no name.
+///    (AFNetworking then switches to the basic X.509 policy; here the SSL policy without a name
+///    stays, so the leaf must still allow serverAuth.)
 /// 3. Mode none: `allowInvalidCertificates` accepts **anything**; otherwise the chain must validate
 ///    against the trust's anchors (the system store).
 /// 4. Other modes: unless `allowInvalidCertificates`, the chain must validate against the system store.
