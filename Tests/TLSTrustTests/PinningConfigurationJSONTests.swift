@@ -102,6 +102,12 @@ struct PinningConfigurationJSONTests {
                     .malformedConfiguration, #"domains["a.example.com"]: the same domain as domains["A.EXAMPLE.COM."]"#)
         expectError(#"{"domains": {"a.example.com": {"exclude": true, "pins": []}}}"#,
                     .malformedConfiguration, #"domains["a.example.com"]: unknown key "pins""#)
+        expectError(#"{"domains": {}, "domains": {"a.example.com": {"pins": ["\#(pinA)", "\#(pinB)"]}}}"#,
+                    .malformedConfiguration, #"the key "domains" appears twice in one object"#)
+        expectError(#"{"domains": {"a.example.com": {"pins": ["\#(pinA)", "\#(pinB)"], "p\u0069ns": []}}}"#,
+                    .malformedConfiguration, #"domains["a.example.com"]: the key "pins" appears twice in one object"#)
+        expectError(#"{"domains": {"a.example.com": {"pins": ["\#(pinA)", {"pin": "\#(pinB)", "pin": "\#(pinA)"}]}}}"#,
+                    .malformedConfiguration, #"domains["a.example.com"].pins[1]: the key "pin" appears twice in one object"#)
         expectError(#"{"version": 2, "domains": {}}"#, .malformedConfiguration, "version: unsupported version 2")
         expectError(#"{"pins": []}"#, .malformedConfiguration, #"unknown key "pins""#)
         expectError(#"{}"#, .malformedConfiguration, #"missing key "domains""#)

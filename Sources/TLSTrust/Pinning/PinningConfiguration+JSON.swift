@@ -42,6 +42,10 @@ extension PinningConfiguration {
         } catch {
             throw PinningError(.unreadableConfiguration, "not valid JSON: \(JSONValue.describe(error))")
         }
+        if let duplicate = JSONDuplicateKeys.find(in: Array(data)) {
+            throw PinningError(.malformedConfiguration, "the key \(PinningError.quote(duplicate.key)) appears twice in one object",
+                               keyPath: duplicate.path)
+        }
         try self.init(document: value)
     }
 
