@@ -22,13 +22,18 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Documentation only (`swift package generate-documentation --target TLSTrust`): a command
         // plugin, built when invoked, never by `swift build`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: Core (pure Swift)
-        .target(name: "TLSTrust", path: "Sources/TLSTrust"),
+        .target(
+            name: "TLSTrust",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Sources/TLSTrust"
+        ),
 
         // MARK: OpenSSL 3
         .systemLibrary(
@@ -100,7 +105,10 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "TLSTrustTests",
-            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+            dependencies: [
+                "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "TLSTrustConformanceTests",
