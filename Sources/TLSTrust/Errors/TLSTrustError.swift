@@ -10,6 +10,7 @@ public struct TLSTrustError: Error, Sendable, Hashable, CustomStringConvertible 
         enum Value: String, Sendable {
             case malformedCertificate, malformedPEM, noCertificate, malformedKey, unreadableFile
             case unknownBackend, noBackend, unsupported, invalidArgument, backendFailure
+            case wrongPassword, malformedPKCS12, noPrivateKey, keyMismatch
         }
         let value: Value
         init(_ value: Value) { self.value = value }
@@ -34,6 +35,14 @@ public struct TLSTrustError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidArgument = Code(.invalidArgument)
         /// The underlying library failed in a way that is not the input's fault.
         public static let backendFailure = Code(.backendFailure)
+        /// The password does not open the PKCS#12 file or the encrypted key (its MAC or decryption fails).
+        public static let wrongPassword = Code(.wrongPassword)
+        /// The bytes are not a well-formed PKCS#12 file (truncated, damaged, not PKCS#12).
+        public static let malformedPKCS12 = Code(.malformedPKCS12)
+        /// The PKCS#12 file or PEM text holds no private key.
+        public static let noPrivateKey = Code(.noPrivateKey)
+        /// The private key does not belong to the certificate.
+        public static let keyMismatch = Code(.keyMismatch)
 
         public var description: String { value.rawValue }
     }

@@ -56,11 +56,32 @@ public protocol TrustBackend: Sendable {
     ///
     /// The core has already checked the request against ``NativeVerifierFeatures``.
     func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation
+
+    /// Imports a client identity from a PKCS#12 (`.p12`, `.pfx`) file; the password is not kept.
+    ///
+    /// - Throws: `TLSTrustError` `.wrongPassword`, `.malformedPKCS12`, `.noPrivateKey`,
+    ///   `.keyMismatch`, or `.unsupported` (the default) when the backend cannot.
+    func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity
+
+    /// Imports a client identity from a PEM certificate chain (leaf first or in any order) and a
+    /// PEM private key, encrypted when `password` is given.
+    ///
+    /// - Throws: `TLSTrustError` `.wrongPassword`, `.noPrivateKey`, `.noCertificate`,
+    ///   `.keyMismatch`, `.malformedKey`, or `.unsupported` (the default).
+    func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity
 }
 
 extension TrustBackend {
     public func systemAnchors(from store: SystemTrustStore) -> [Certificate] {
         store.certificates()
+    }
+
+    public func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity {
+        throw TLSTrustError(.unsupported, "\(name) cannot import PKCS#12 client identities (unsupported)")
+    }
+
+    public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
+        throw TLSTrustError(.unsupported, "\(name) cannot import client identities (unsupported)")
     }
 
     /// Evaluates `request` with the engine the request names (the core's validation engine unless
