@@ -85,7 +85,7 @@ let package = Package(
         // port imports has Apple's name while the implementation keeps a TLSTrust name.
         .target(
             name: "SecurityTLSTrust",
-            dependencies: ["TLSTrust", "TLSTrustOpenSSL"],
+            dependencies: ["TLSTrust", "TLSTrustOpenSSL", "CommonCrypto"],
             path: "Sources/SecurityTLSTrust"
         ),
         .target(name: "Security", dependencies: ["SecurityTLSTrust"], path: "Sources/Security"),

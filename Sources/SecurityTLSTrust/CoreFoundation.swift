@@ -50,6 +50,7 @@ enum TypeIdentifiers {
     static let trust: CFTypeID = 301
     static let policy: CFTypeID = 302
     static let key: CFTypeID = 303
+    static let identity: CFTypeID = 304
     static let unknown: CFTypeID = 0
 }
 
@@ -68,6 +69,7 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     case is SecTrust: TypeIdentifiers.trust
     case is SecPolicy: TypeIdentifiers.policy
     case is SecKey: TypeIdentifiers.key
+    case is SecIdentity: TypeIdentifiers.identity
     case is NSData: TypeIdentifiers.data
     case is NSString: TypeIdentifiers.string
     case is NSArray: TypeIdentifiers.array
