@@ -1,0 +1,72 @@
+import Foundation
+
+/// How `openssl pkcs12 -export` encrypts a test file.
+public enum TestPKCS12Encryption: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// OpenSSL 3's default: PBES2 (PBKDF2 + AES-256-CBC), HMAC-SHA-256 MAC.
+    case pbes2AES
+    /// `-legacy` with 3DES for keys and certificates (PKCS#12 PBE, SHA-1 MAC), as older tools write.
+    case legacy3DES
+
+    public var description: String { rawValue }
+
+    var arguments: [String] {
+        switch self {
+        case .pbes2AES: []
+        case .legacy3DES: ["-legacy", "-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES"]
+        }
+    }
+}
+
+extension TestPKI {
+    /// Makes a PKCS#12 file at test time with the `openssl pkcs12 -export` command: `leaf` with its
+    /// private key (unless `includeKey` is false: `-nokeys`) and `chain` as extra certificates.
+    public static func pkcs12(
+        leaf: TestCertificate, chain: [TestCertificate] = [], password: String,
+        encryption: TestPKCS12Encryption = .pbes2AES, includeKey: Bool = true
+    ) throws -> [UInt8] {
+        try TemporaryDirectory.with { directory in
+            let leafFile = directory.appendingPathComponent("leaf.pem")
+            let keyFile = directory.appendingPathComponent("key.pem")
+            let chainFile = directory.appendingPathComponent("chain.pem")
+            let output = directory.appendingPathComponent("identity.p12")
+            try writePEM([leaf], to: leafFile)
+            try writePEM(leaf.privateKey, to: keyFile)
+            var arguments = ["pkcs12", "-export", "-in", leafFile.path, "-out", output.path, "-passout", "pass:\(password)"]
+            arguments += includeKey ? ["-inkey", keyFile.path] : ["-nokeys"]
+            if !chain.isEmpty {
+                try writePEM(chain, to: chainFile)
+                arguments += ["-certfile", chainFile.path]
+            }
+            try runOpenSSL(arguments + encryption.arguments)
+            return [UInt8](try Data(contentsOf: output))
+        }
+    }
+
+    /// The private key of `certificate` as PEM, encrypted as PKCS#8 (PBES2, AES-256-CBC) with
+    /// `password` by `openssl pkey`, or in the clear as PKCS#8 when `password` is nil.
+    public static func privateKeyPEM(of certificate: TestCertificate, password: String?) throws -> [UInt8] {
+        guard let password else { return Array(certificate.privateKey.pkcs8PEM.utf8) }
+        return try TemporaryDirectory.with { directory in
+            let keyFile = directory.appendingPathComponent("key.pem")
+            let output = directory.appendingPathComponent("encrypted.pem")
+            try writePEM(certificate.privateKey, to: keyFile)
+            try runOpenSSL(["pkey", "-in", keyFile.path, "-out", output.path, "-aes256", "-passout", "pass:\(password)"])
+            return [UInt8](try Data(contentsOf: output))
+        }
+    }
+
+    private static func runOpenSSL(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestPKIError(operation: "openssl \(arguments.first ?? "")", openSSLErrors: [String(decoding: message, as: UTF8.self)])
+        }
+    }
+}
