@@ -11,6 +11,9 @@
 #include <mbedtls/entropy.h>
 #include <mbedtls/ctr_drbg.h>
 #include <mbedtls/pkcs12.h>
+#include <mbedtls/pkcs5.h>
+#include <mbedtls/cipher.h>
+#include <mbedtls/base64.h>
 #include <stdlib.h>
 #include <string.h>
 
