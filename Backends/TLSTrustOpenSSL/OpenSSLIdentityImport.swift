@@ -32,7 +32,13 @@ extension OpenSSLTrustBackend {
                 }
             }
             guard PKCS12_parse(p12, pass, &pkey, &leaf, &others) == 1 else {
-                throw TLSTrustError(.malformedPKCS12, "OpenSSL cannot decode the PKCS#12 contents: \(OpenSSLLibrary.drainErrors())")
+                // An algorithm outside the loaded providers (RC2-40 without the legacy provider).
+                let unsupported = ERR_GET_REASON(ERR_peek_last_error()) == ERR_R_UNSUPPORTED
+                let reason = OpenSSLLibrary.drainErrors()
+                if unsupported {
+                    throw TLSTrustError(.unsupported, "OpenSSL cannot decrypt the PKCS#12 contents with the loaded providers (RC2 needs the legacy provider): \(reason)")
+                }
+                throw TLSTrustError(.malformedPKCS12, "OpenSSL cannot decode the PKCS#12 contents: \(reason)")
             }
         }
         defer {

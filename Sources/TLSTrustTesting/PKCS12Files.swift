@@ -6,6 +6,11 @@ public enum TestPKCS12Encryption: String, Sendable, CaseIterable, CustomStringCo
     case pbes2AES
     /// `-legacy` with 3DES for keys and certificates (PKCS#12 PBE, SHA-1 MAC), as older tools write.
     case legacy3DES
+    /// Plain `-legacy`: RC2-40 for certificates, 3DES for keys (not in `allCases`: backends differ).
+    case legacyRC2
+
+    /// The encryptions every backend reads.
+    public static var allCases: [Self] { [.pbes2AES, .legacy3DES] }
 
     public var description: String { rawValue }
 
@@ -13,6 +18,7 @@ public enum TestPKCS12Encryption: String, Sendable, CaseIterable, CustomStringCo
         switch self {
         case .pbes2AES: []
         case .legacy3DES: ["-legacy", "-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES"]
+        case .legacyRC2: ["-legacy"]
         }
     }
 }

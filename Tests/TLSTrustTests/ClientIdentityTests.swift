@@ -100,4 +100,16 @@ struct ClientIdentityTests {
         }
         Self.expectCode(.noPrivateKey) { _ = try b.importIdentity(certificateChainPEM: chainPEM, privateKeyPEM: chainPEM, password: nil) }
     }
+
+    @Test("A -legacy file with RC2-40 certificates: GnuTLS reads it, OpenSSL (no legacy provider) and mbedTLS say .unsupported", arguments: backends)
+    func legacyRC2FileIsReadOrUnsupported(backend: String) throws {
+        let pki = try TestHierarchy.make()
+        let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: Self.password, encryption: .legacyRC2)
+        if backend == "gnutls" {
+            let identity = try Self.backend(backend).importPKCS12(p12, password: Self.password)
+            #expect(identity.certificate == pki.leaf.certificate)
+        } else {
+            Self.expectCode(.unsupported) { _ = try Self.backend(backend).importPKCS12(p12, password: Self.password) }
+        }
+    }
 }
