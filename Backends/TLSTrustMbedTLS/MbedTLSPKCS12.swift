@@ -60,6 +60,15 @@ enum MbedTLSPKCS12 {
         }
     }
 
+    /// The most PBKDF / PKCS#12 KDF iterations accepted, so that a hostile file cannot make one
+    /// import take minutes (OpenSSL writes 2,048; tools rarely exceed a few hundred thousand).
+    static let maximumIterations = 10_000_000
+
+    static func iterations(_ value: Int) throws -> Int {
+        guard value >= 1, value <= maximumIterations else { throw malformed("iteration count \(value) out of range") }
+        return value
+    }
+
     static func malformed(_ reason: String) -> TLSTrustError {
         TLSTrustError(.malformedPKCS12, "mbedTLS backend: not a well-formed PKCS#12 file: \(reason)")
     }
@@ -182,7 +191,7 @@ enum MbedTLSPKCS12 {
         let oid = try algorithm.oid()
         let expected = try digestInfo.read(0x04, "the MAC")
         let salt = try macData.read(0x04, "the MAC salt")
-        let iterations = macData.isEmpty ? 1 : try macData.integer()
+        let iterations = try Self.iterations(macData.isEmpty ? 1 : try macData.integer())
         guard let md = digest(oid), let info = mbedtls_md_info_from_type(md) else {
             throw TLSTrustError(.unsupported, "mbedTLS backend: PKCS#12 MAC digest \(oid) is not supported")
         }
@@ -257,7 +266,7 @@ enum MbedTLSPKCS12 {
         guard try kdf.oid() == "1.2.840.113549.1.5.12" else { throw TLSTrustError(.unsupported, "mbedTLS backend: PBES2 without PBKDF2") }
         var pbkdf2 = Reader(try kdf.read(0x30, "PBKDF2-params"))
         let salt = Array(try pbkdf2.read(0x04, "the PBKDF2 salt"))
-        let iterations = try pbkdf2.integer()
+        let iterations = try Self.iterations(try pbkdf2.integer())
         var keyLength: Int?
         var prf = MBEDTLS_MD_SHA1
         while !pbkdf2.isEmpty {

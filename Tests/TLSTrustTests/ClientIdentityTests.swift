@@ -112,4 +112,26 @@ struct ClientIdentityTests {
             Self.expectCode(.unsupported) { _ = try Self.backend(backend).importPKCS12(p12, password: Self.password) }
         }
     }
+
+    @Test("Every truncation and many byte flips of a PKCS#12 file throw a TLSTrustError, never import", arguments: backends)
+    func damagedPKCS12NeverImports(backend: String) throws {
+        let pki = try TestHierarchy.make()
+        let p12 = try TestPKI.pkcs12(leaf: pki.leaf, chain: [pki.intermediate], password: Self.password)
+        let b = Self.backend(backend)
+        var damaged: [[UInt8]] = stride(from: 0, to: p12.count, by: 5).map { Array(p12.prefix($0)) }
+        for position in stride(from: 0, to: p12.count, by: 11) {
+            var flipped = p12
+            flipped[position] ^= 0x5A
+            damaged.append(flipped)
+        }
+        for bytes in damaged {
+            do {
+                let identity = try b.importPKCS12(bytes, password: Self.password)
+                // A flip in an unauthenticated, unused byte may leave the contents intact.
+                #expect(identity.certificate == pki.leaf.certificate && identity.privateKey.publicKey == pki.leaf.certificate.publicKey)
+            } catch {
+                #expect(error is TLSTrustError, "\(error)")
+            }
+        }
+    }
 }
