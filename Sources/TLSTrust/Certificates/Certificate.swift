@@ -18,11 +18,14 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Shared immutable storage, so copying a `Certificate` copies one reference.
     final class Storage: Sendable {
         let der: [UInt8]
+        /// SipHash of `der`, computed once: certificates are hashed on every evaluation.
+        let digest: Int
         let fields: ParsedCertificate
         /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
         let verificationKeys = Mutex<[String: any SignatureVerificationKey]>([:])
-        init(der: [UInt8], fields: ParsedCertificate) {
+        init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
             self.der = der
+            self.digest = digest
             self.fields = fields
         }
     }
@@ -31,14 +34,24 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses one DER-encoded certificate.
     ///
+    /// Bytes parsed recently are not parsed again: the earlier result is reused after a byte
+    /// comparison (``CertificateParseCache``), so the chain a server presents on every handshake
+    /// costs one parse per process.
+    ///
     /// - Throws: `TLSTrustError` with code `.malformedCertificate` when the bytes are not exactly one
     ///   well-formed X.509 certificate (trailing bytes included).
     public init(derEncoded: [UInt8]) throws {
+        let key = DERKey(derEncoded)
+        if let cached = CertificateParseCache.lookup(key) {
+            storage = cached
+            return
+        }
         do {
-            storage = Storage(der: derEncoded, fields: try ParsedCertificate(derEncoded))
+            storage = Storage(der: derEncoded, digest: key.digest, fields: try ParsedCertificate(derEncoded))
         } catch let error as DERError {
             throw TLSTrustError(.malformedCertificate, "malformed certificate DER: \(error.description)")
         }
+        CertificateParseCache.insert(storage, for: key)
     }
 
     /// Parses one DER-encoded certificate from any byte collection.

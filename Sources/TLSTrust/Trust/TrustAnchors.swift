@@ -97,6 +97,8 @@ final class PreparedAnchorCache: Sendable {
     let stores = Mutex<[String: any TrustAnchorStore]>([:])
     let customSet = Mutex<Set<Certificate>?>(nil)
     let index = Mutex<AnchorIndex?>(nil)
+    /// Trusted engine evaluations against these anchors (``VerifiedChainCache``).
+    let verifiedChains = VerifiedChainCache.Store()
 
     private static let systemCaches = Mutex<[SystemTrustStore: PreparedAnchorCache]>([:])
 

@@ -56,6 +56,12 @@ public protocol TrustBackend: Sendable {
     ///
     /// The core has already checked the request against ``NativeVerifierFeatures``.
     func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation
+
+    /// The library's own verification of one chain, bare, for benchmarks (``RawVerificationBenchmark``).
+    /// The default implementation returns nil: the backend offers none.
+    func makeRawVerificationBenchmark(
+        leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
+    ) throws -> (any RawVerificationBenchmark)?
 }
 
 extension TrustBackend {
@@ -68,7 +74,7 @@ extension TrustBackend {
     public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
         switch request.engine {
         case .core:
-            return ValidationEngine(request: request, backend: self).evaluate()
+            return VerifiedChainCache.evaluate(request, backend: self)
         case .native:
             let missing = request.requiredNativeFeatures.subtracting(capabilities.nativeVerifier)
             guard missing.isEmpty else {
@@ -125,13 +131,16 @@ public struct TrustEvaluationRequest: Sendable {
     public let profile: ValidationProfile
     /// Which verifier decides.
     public let engine: TrustEngine
+    /// Whether a trusted result may come from, and go to, the anchors' ``VerifiedChainCache``.
+    public let usesVerifiedChainCache: Bool
 
     public init(
         leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors,
         host: HostIdentity? = nil, allowsCommonNameFallback: Bool = false, purpose: KeyPurpose = .any,
         maximumIntermediates: Int? = nil, verificationDate: Date = Date(), hasExplicitVerificationDate: Bool = false,
-        profile: ValidationProfile = .webPKI, engine: TrustEngine = .core
+        profile: ValidationProfile = .webPKI, engine: TrustEngine = .core, usesVerifiedChainCache: Bool = true
     ) {
+        self.usesVerifiedChainCache = usesVerifiedChainCache
         self.leaf = leaf
         self.intermediates = intermediates
         self.anchors = anchors
