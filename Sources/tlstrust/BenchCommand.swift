@@ -53,6 +53,10 @@ struct BenchCommand: ParsableCommand {
     @Option(help: .hidden)
     var iterations: Int?
 
+    /// Where to keep the minted chains between runs (hidden; for instruction counting).
+    @Option(name: .customLong("fixtures"), help: .hidden)
+    var fixtureDirectory: String?
+
     func validate() throws {
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number") }
         if let iterations, iterations <= 0 { throw ValidationError("--iterations must be positive") }
@@ -85,7 +89,7 @@ struct BenchCommand: ParsableCommand {
 
         var fixtures: [BenchChain: BenchFixture] = [:]
         for (step, item) in plan.enumerated() {
-            let fixture = try fixtures[item.chain] ?? BenchFixture(item.chain)
+            let fixture = try fixtures[item.chain] ?? BenchFixture(item.chain, directory: fixtureDirectory)
             fixtures[item.chain] = fixture
             let backendName = item.backend?.name ?? "core"
             progress.show(step: step + 1, of: plan.count, "\(backendName) \(item.chain.rawValue) \(item.operation.rawValue)")
@@ -133,14 +137,34 @@ enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
 /// One chain minted for the run, and the closures that measure each operation on it.
 struct BenchFixture {
     static let host = "www.example.com"
-    let hierarchy: TestHierarchy
+    let root: Certificate
+    let intermediate: Certificate
+    let leaf: Certificate
     let presentedDER: [[UInt8]]
     let anchors: TrustAnchors
 
-    init(_ chain: BenchChain) throws {
-        hierarchy = try TestHierarchy.make(keyAlgorithm: chain.keyAlgorithm, leafDNSNames: [Self.host])
-        presentedDER = hierarchy.chain.map(\.der)
-        anchors = TrustAnchors.only([hierarchy.root.certificate])
+    /// Mints a fresh hierarchy; with `directory`, reuses the one saved there by an earlier run
+    /// (or saves the new one), so that runs compared instruction by instruction see the same bytes.
+    init(_ chain: BenchChain, directory: String? = nil) throws {
+        let names = ["root", "intermediate", "leaf"]
+        let files = names.map { "\(directory ?? "")/\(chain.rawValue)-\($0).der" }
+        var ders: [[UInt8]]
+        if directory != nil, let saved = Optional(files.compactMap { FileManager.default.contents(atPath: $0).map { [UInt8]($0) } }),
+           saved.count == 3 {
+            ders = saved
+        } else {
+            let h = try TestHierarchy.make(keyAlgorithm: chain.keyAlgorithm, leafDNSNames: [Self.host])
+            ders = [h.root.der, h.intermediate.der, h.leaf.der]
+            if let directory {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for (file, der) in zip(files, ders) { try Data(der).write(to: URL(fileURLWithPath: file)) }
+            }
+        }
+        root = try Certificate(derEncoded: ders[0])
+        intermediate = try Certificate(derEncoded: ders[1])
+        leaf = try Certificate(derEncoded: ders[2])
+        presentedDER = [ders[2], ders[1]]
+        anchors = TrustAnchors.only([root])
     }
 
     /// The work of one iteration of `operation`, after checking once that it succeeds (a benchmark
@@ -175,8 +199,7 @@ struct BenchFixture {
             body = evaluation(.core, backend: backend)
         case (.rawC, let backend?), (.signatureFloor, let backend?):
             guard let raw = try backend.makeRawVerificationBenchmark(
-                leaf: hierarchy.leaf.certificate, intermediates: [hierarchy.intermediate.certificate],
-                anchor: hierarchy.root.certificate, hostname: Self.host)
+                leaf: leaf, intermediates: [intermediate], anchor: root, hostname: Self.host)
             else { throw TLSTrustError(.unsupported, "\(backend.name) offers no raw verification benchmark") }
             body = operation == .rawC ? { raw.verifyFromDER() } : { raw.verifySignatures() }
         case (_, nil):

@@ -129,13 +129,14 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// The subject public key imported into `backend`'s library, imported on first use and kept
     /// with this certificate (and its copies), so that an intermediate or anchor seen on every
-    /// handshake is decoded by the library once.
+    /// handshake is decoded by the library once; a key already imported for another certificate
+    /// is reused (``VerificationKeyCache``).
     ///
     /// - Throws: what ``TrustBackend/importPublicKey(_:)`` throws; failures are not cached.
     public func verificationKey(for backend: some TrustBackend) throws -> any SignatureVerificationKey {
         let name = backend.name
         if let key = storage.verificationKeys.withLock({ $0[name] }) { return key }
-        let key = try backend.importPublicKey(publicKey)
+        let key = try VerificationKeyCache.key(for: publicKey, backend: backend)
         return storage.verificationKeys.withLock { keys in
             if let existing = keys[name] { return existing }
             keys[name] = key
@@ -154,10 +155,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.der == rhs.storage.der
+        lhs.storage === rhs.storage || (lhs.storage.digest == rhs.storage.digest && lhs.storage.der == rhs.storage.der)
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage.der) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.digest) }
 }
 
 /// The basicConstraints extension (RFC 5280 §4.2.1.9).

@@ -122,3 +122,41 @@ struct LRUTable<Key: Hashable, Value> {
         entries = entries.filter { !shouldRemove($0.key, $0.value.value) }
     }
 }
+
+/// Public keys already imported into a backend's library, by backend and SubjectPublicKeyInfo DER,
+/// so that a CA key seen under a new certificate (a new leaf from a known intermediate, a
+/// re-parsed intermediate) is not decoded by the library again.
+///
+/// ``Certificate/verificationKey(for:)`` keeps each imported key with its certificate; this table
+/// keeps it for the key's bytes, across certificates. Imported keys are immutable and
+/// thread-safe by the ``SignatureVerificationKey`` contract, so sharing one is what sharing a
+/// certificate already does. Only successful imports are kept. Bounded (least recently used
+/// first); on by default.
+public enum VerificationKeyCache {
+    /// Whether imported keys are reused across certificates with the same key (default true).
+    public static var isEnabled: Bool {
+        get { enabled.load(ordering: .relaxed) }
+        set { enabled.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Forgets every imported key (certificates keep their own).
+    public static func removeAll() { table.withLock { $0.removeAll() } }
+
+    struct ID: Hashable, Sendable {
+        let backend: String
+        let spki: DERKey
+    }
+
+    private static let enabled = Atomic<Bool>(true)
+    private static let table = Mutex(LRUTable<ID, any SignatureVerificationKey>(capacity: 256))
+
+    /// The key imported earlier for these bytes, or a new import (kept when it succeeds).
+    static func key(for publicKey: PublicKey, backend: some TrustBackend) throws -> any SignatureVerificationKey {
+        guard isEnabled else { return try backend.importPublicKey(publicKey) }
+        let id = ID(backend: backend.name, spki: DERKey(publicKey.subjectPublicKeyInfoDER))
+        if let key = table.withLock({ $0[id] }) { return key }
+        let key = try backend.importPublicKey(publicKey)
+        table.withLock { $0[id] = key }
+        return key
+    }
+}
