@@ -126,10 +126,12 @@ struct VerifiedChainCacheTests {
         let wrongHost = trust(h, anchors: anchors, host: "evil.example.net").evaluate(using: backend)
         #expect(!wrongHost.isTrusted)
         #expect(wrongHost.failures.first?.code == .hostnameMismatch)
+        var checksBefore = backend.signatureChecks
         var clientPurpose = trust(h, anchors: anchors)
         clientPurpose.policies = [.ssl(server: false)]
-        #expect(!clientPurpose.evaluate(using: backend).isTrusted, "the leaf is for serverAuth only")
-        let checksBefore = backend.signatureChecks
+        #expect(clientPurpose.evaluate(using: backend).isTrusted, "the test leaf has no extendedKeyUsage")
+        #expect(backend.signatureChecks == checksBefore + 2, "another purpose: evaluated afresh")
+        checksBefore = backend.signatureChecks
         var rfc = trust(h, anchors: anchors)
         rfc.policies.append(.profile(.rfc5280))
         #expect(rfc.evaluate(using: backend).isTrusted)

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Synchronization
 
 /// The certificates parsed recently, by DER, so that the chain a server presents on every
@@ -68,7 +73,9 @@ struct DERKey: Hashable, @unchecked Sendable {  // @unchecked: an immutable [UIn
 
     static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.digest == rhs.digest, lhs.bytes.count == rhs.bytes.count else { return false }
-        return lhs.bytes.withUnsafeBytes { a in rhs.bytes.withUnsafeBytes { b in a.elementsEqual(b) } }
+        return lhs.bytes.withUnsafeBytes { a in
+            rhs.bytes.withUnsafeBytes { b in a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 }
+        }
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(digest) }

@@ -71,6 +71,13 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Prepares these anchors for the engine now — reads the system store if included, indexes
+    /// every anchor by subject — rather than on the first evaluation. Idempotent and cheap once done.
+    ///
+    /// - Returns: how many anchors there are.
+    @discardableResult
+    public func prepareForEngine() -> Int { index.certificates.count }
+
     /// The engine's index of all anchors (custom and system), made on first use and cached.
     var index: AnchorIndex {
         if let i = cache.index.withLock({ $0 }) { return i }
