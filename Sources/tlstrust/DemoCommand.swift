@@ -48,9 +48,9 @@ struct DemoCommand: ParsableCommand {
 
         print("TLSTrust demo: an interception proxy against system trust and against a CA whitelist")
         print("  PKI minted in \(directory.url.path) (deleted on exit)")
-        print("  host: \(host)")
+        print("  host: \(host)".terminalSafe)
         print("  system store: \(distribution) + the public CA + the proxy CA the user installed (\(deviceStore.certificates().count) CAs)")
-        print("  whitelist: the app's CA only (\(publicCA.certificate.subject))")
+        print("  whitelist: the app's CA only (\(publicCA.certificate.subject))".terminalSafe)
         print("")
 
         let systemTrust = TrustAnchors([], includingSystemStore: true, systemStore: deviceStore)
@@ -77,7 +77,7 @@ struct DemoCommand: ParsableCommand {
                 table.add(cells)
             }
         }
-        print(table.render())
+        print(table.render())  // cells hold only backend names, fixed labels and failure codes
         print("")
         if asExpected {
             print("Default trust accepts the proxy's forged certificate on every backend: the proxy reads all traffic.")

@@ -1,7 +1,8 @@
 import Foundation
 import TLSTrust
 
-/// The `--json` record of an evaluation: verdict, result kind, the chain as built, every failure.
+/// The `--json` record of an evaluation: verdict, result kind, the chain as built, every failure,
+/// and which verifier decided.
 enum EvaluationJSON {
     struct Record: Encodable {
         struct CertificateRecord: Encodable {
@@ -36,18 +37,54 @@ enum EvaluationJSON {
         }
         let backend: String
         let libraryVersion: String
+        /// `core` (the validation engine) or `native` (the library's own verifier).
+        let engine: String
+        /// The structural profile the engine applied; `null` for the native verifier, which has none.
+        let profile: String?
         let trusted: Bool
         let result: String
         let chain: [CertificateRecord]
         let failures: [FailureRecord]
         let timeMicroseconds: Int?
+        /// `compare` only: the native verifier's evaluation of the same request.
+        var native: Nested?
+
+        // Written by hand so that `profile` is always present (`null` for the native verifier).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(backend, forKey: .backend)
+            try container.encode(libraryVersion, forKey: .libraryVersion)
+            try container.encode(engine, forKey: .engine)
+            try container.encode(profile, forKey: .profile)
+            try container.encode(trusted, forKey: .trusted)
+            try container.encode(result, forKey: .result)
+            try container.encode(chain, forKey: .chain)
+            try container.encode(failures, forKey: .failures)
+            try container.encodeIfPresent(timeMicroseconds, forKey: .timeMicroseconds)
+            try container.encodeIfPresent(native, forKey: .native)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native
+        }
     }
 
-    static func record(_ evaluation: TrustEvaluation, backend: any TrustBackend, micros: Int? = nil) -> Record {
+    /// A record inside a record (a class, since a struct cannot contain itself).
+    final class Nested: Encodable {
+        let record: Record
+        init(_ record: Record) { self.record = record }
+        func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
+    }
+
+    static func record(
+        _ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest, micros: Int? = nil
+    ) -> Record {
         let iso = ISO8601DateFormatter()
         return Record(
             backend: backend.name,
             libraryVersion: backend.libraryVersion,
+            engine: request.engine.rawValue,
+            profile: request.engine == .core ? request.profile.rawValue : nil,
             trusted: evaluation.isTrusted,
             result: evaluation.result.rawValue,
             chain: evaluation.chain.map {
@@ -62,14 +99,15 @@ enum EvaluationJSON {
             timeMicroseconds: micros)
     }
 
-    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend) -> String {
-        encode(record(evaluation, backend: backend))
+    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest) -> String {
+        encode(record(evaluation, backend: backend, request: request))
     }
 
+    /// Pretty-printed, sorted JSON, with the characters that act on a terminal escaped.
     static func encode(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        return TerminalText.escapeJSON(String(decoding: data, as: UTF8.self))
     }
 }

@@ -28,6 +28,12 @@ struct EvaluationOptions: ParsableArguments {
     @Option(help: "At most N intermediates between the leaf and the anchor.")
     var maxChainDepth: Int?
 
+    @Option(help: "Structural rules: webpki (strict web-PKI rules, the default) or rfc5280 (relaxed for private PKIs).")
+    var profile: ValidationProfile = .webPKI
+
+    @Flag(help: "Let a leaf with no SAN of the host name's type match it by its subject common name (legacy).")
+    var allowCommonName = false
+
     /// The instants X.509 can express (GeneralizedTime years 0001–9999), in Unix seconds. Outside
     /// this range a time is not a usable verification date: converting it for the libraries
     /// overflows (a crash) or makes them misreport every certificate as malformed.
@@ -41,6 +47,9 @@ struct EvaluationOptions: ParsableArguments {
             throw ValidationError(
                 "--time must be between \(Self.representableTimes.lowerBound) and \(Self.representableTimes.upperBound) (years 0001 to 9999)")
         }
+        if allowCommonName && hostname == nil {
+            throw ValidationError("--allow-common-name needs --hostname (it changes how a host name is matched)")
+        }
     }
 
     /// Builds the `Trust` the options describe; unreadable input throws `TLSTrustError`.
@@ -49,10 +58,10 @@ struct EvaluationOptions: ParsableArguments {
         var chain = leafFile
         if let intermediates { chain += try InputFiles.certificates(intermediates) }
 
-        var policies: [TrustPolicy] = [.basicX509]
+        var policies: [TrustPolicy] = [.basicX509, .profile(profile)]
         if let hostname {
             guard !hostname.isEmpty else { throw TLSTrustError(.invalidArgument, "--hostname must not be empty") }
-            policies.append(.ssl(server: true, hostname: hostname))
+            policies.append(.ssl(server: true, hostname: hostname, allowingCommonName: allowCommonName))
         }
         if let purpose { policies.append(.purpose(purpose)) }
         if let maxChainDepth { policies.append(.maximumChainDepth(maxChainDepth)) }
@@ -67,3 +76,5 @@ struct EvaluationOptions: ParsableArguments {
 }
 
 extension KeyPurpose: ExpressibleByArgument {}
+extension ValidationProfile: ExpressibleByArgument {}
+extension TrustEngine: ExpressibleByArgument {}

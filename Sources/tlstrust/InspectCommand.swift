@@ -23,7 +23,7 @@ struct InspectCommand: ParsableCommand {
             for (i, cert) in certificates.enumerated() {
                 if !first { print("") }
                 first = false
-                print(certificates.count > 1 ? "\(file) #\(i + 1)" : file)
+                print((certificates.count > 1 ? "\(file) #\(i + 1)" : file).terminalSafe)
                 print(Self.summary(cert))
             }
         }
@@ -58,7 +58,8 @@ struct InspectCommand: ParsableCommand {
         if c.hasNameConstraints { lines.append(("Name constraints", "present")) }
         if c.isSelfIssued { lines.append(("Self-issued", "yes")) }
         let width = lines.map(\.0.count).max() ?? 0
-        return lines.map { "  " + ($0.0 + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + $0.1 }
+        // Every value may come from the certificate: escaped, so that it cannot act on the terminal.
+        return lines.map { "  " + ($0.0 + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + $0.1.terminalSafe }
             .joined(separator: "\n")
     }
 

@@ -22,13 +22,13 @@ struct PinCommand: ParsableCommand {
         for file in files {
             let bytes = try InputFiles.bytes(file)
             if let key = try? PublicKey(pemOrDER: bytes), !isCertificateFile(bytes) {
-                print("\(key.pin)  \(file)  (public key, \(key.algorithm))")
+                print("\(key.pin)  \(file)  (public key, \(key.algorithm))".terminalSafe)
                 continue
             }
             let certificates = try InputFiles.certificates(file)
             for (i, cert) in certificates.enumerated() {
                 let label = certificates.count > 1 ? "\(file) #\(i + 1)" : file
-                print("\(cert.publicKey.pin)  \(label)  \(cert.subject)")
+                print("\(cert.publicKey.pin)  \(label)  \(cert.subject)".terminalSafe)
             }
         }
     }

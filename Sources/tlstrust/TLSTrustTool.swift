@@ -12,7 +12,7 @@ struct TLSTrustTool: ParsableCommand {
         commandName: "tlstrust",
         abstract: "Certificate-trust evaluation for Linux over OpenSSL, GnuTLS and mbedTLS.",
         subcommands: [
-            EvaluateCommand.self, CompareCommand.self, PinCommand.self, InspectCommand.self,
+            EvaluateCommand.self, CompareCommand.self, ConformanceCommand.self, PinCommand.self, InspectCommand.self,
             BackendsCommand.self, DemoCommand.self, BenchCommand.self,
         ]
     )
@@ -43,8 +43,11 @@ struct TLSTrustTool: ParsableCommand {
 /// Writes one-line errors to standard error.
 enum Diagnostics {
     /// Prints `tlstrust: message` on stderr and exits with 2 (bad usage or unreadable input).
+    ///
+    /// The message may quote a file name or a library's text about a certificate: it is escaped
+    /// (``TerminalText``) after its line breaks become spaces, so it stays one harmless line.
     static func fail(_ message: String) -> Never {
-        let line = "tlstrust: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
+        let line = "tlstrust: " + message.replacingOccurrences(of: "\n", with: " ").terminalSafe + "\n"
         FileHandle.standardError.write(Data(line.utf8))
         Foundation.exit(2)
     }

@@ -179,6 +179,9 @@ struct BadInputTests {
         ["backends", "extra-argument"],
         ["demo", "--frobnicate"],
         ["pin", "--frobnicate", "x.pem"],
+        ["conformance", "--frobnicate"],
+        ["conformance", "--limbo"],
+        ["conformance", "stray-argument"],
     ])
     func otherUsageErrors(arguments: [String]) throws {
         try ToolRunner.run(arguments).expectUsageError()

@@ -3,19 +3,25 @@ import Testing
 import TLSTrust
 import TLSTrustTesting
 
-/// `tlstrust compare`: the inputs of evaluate, on every backend, side by side.
+/// `tlstrust compare`: the inputs of evaluate, on every backend, the engine's verdict and the
+/// native verifier's side by side.
 @Suite("tlstrust compare")
 struct CompareCommandTests {
-    /// The table rows (after the header and the rule), keyed by backend.
+    /// The table rows (after the header and the rule, up to the blank line), keyed by backend.
     static func rows(_ result: ToolResult) -> [String: String] {
-        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let rule = lines.firstIndex(where: { $0.hasPrefix("---") }) else { return [:] }
         var rows: [String: String] = [:]
         for line in lines[(rule + 1)...] {
-            guard let name = line.split(separator: " ").first, !line.hasPrefix("backends disagree") else { continue }
+            guard let name = line.split(separator: " ").first else { break }
             rows[String(name)] = line
         }
         return rows
+    }
+
+    /// The cells of a row, split on runs of two or more spaces (cells hold single spaces).
+    static func cells(_ row: String) -> [String] {
+        row.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     @Test("all backends trust a valid chain: a row each, exit 0")
@@ -30,13 +36,18 @@ struct CompareCommandTests {
             ])
             result.expectExit(0)
             #expect(result.stderr.isEmpty, "\(result)")
-            #expect(result.stdoutLines.first?.hasPrefix("backend") == true, "a header row\n\(result)")
+            let header = try #require(result.stdoutLines.first)
+            #expect(header.hasPrefix("backend") && header.contains("engine (webpki)") && header.contains("native"),
+                    "a header row naming both verifiers\n\(result)")
             let rows = Self.rows(result)
             #expect(Set(rows.keys) == Set(backends), "one row per backend\n\(result)")
             for (backend, row) in rows {
-                #expect(row.contains("trusted") && !row.contains("NOT trusted"), "\(backend)\n\(result)")
+                let cells = Self.cells(row)
+                #expect(cells.count >= 3 && cells[1] == "trusted", "the engine trusts it on \(backend)\n\(result)")
+                // The native verifier either agrees or cannot be asked (mbedTLS's cannot check a purpose).
+                #expect(cells.count >= 3 && ["trusted", "unsupported"].contains(cells[2]), "\(backend)\n\(result)")
             }
-            #expect(!result.stdout.contains("backends disagree"), "\(result)")
+            #expect(!result.stdout.contains("engine verdicts differ"), "\(result)")
         }
     }
 
@@ -54,7 +65,9 @@ struct CompareCommandTests {
             let rows = Self.rows(result)
             #expect(Set(rows.keys) == Set(backends), "\(result)")
             for (backend, row) in rows {
-                #expect(row.contains("NOT trusted") && row.words.contains("expired"), "\(backend)\n\(result)")
+                let cells = Self.cells(row)
+                #expect(cells.count >= 3 && cells[1] == "NOT trusted: expired", "the engine's verdict on \(backend)\n\(result)")
+                #expect(cells.count >= 3 && ["NOT trusted: expired", "unsupported"].contains(cells[2]), "\(backend)\n\(result)")
             }
         }
     }
@@ -73,6 +86,12 @@ struct CompareCommandTests {
             try ToolRunner.run(common + ["--hostname", testHost]).expectExit(1)  // server purpose by default
             try ToolRunner.run(common + ["--time", unixTime(fromNow: 90 * day)]).expectExit(1)
             try ToolRunner.run(common + ["--max-chain-depth", "0"]).expectExit(1)
+            // The engine's column names the profile it applied.
+            let webpki = try ToolRunner.run(common + ["--profile", "webpki"])
+            #expect(webpki.stdoutLines.first?.contains("engine (webpki)") == true, "\(webpki)")
+            let rfc5280 = try ToolRunner.run(common + ["--profile", "rfc5280"])
+            rfc5280.expectExit(0)
+            #expect(rfc5280.stdoutLines.first?.contains("engine (rfc5280)") == true, "\(rfc5280)")
         }
     }
 
@@ -90,6 +109,13 @@ struct CompareCommandTests {
                                        "\(result)")
             #expect(records.compactMap { $0["backend"] as? String } == backends, "\(result)")
             #expect(records.allSatisfy { $0["trusted"] as? Bool == true }, "\(result)")
+            #expect(records.allSatisfy { $0["engine"] as? String == "core" && $0["profile"] as? String == "webpki" }, "\(result)")
+            // The native verifier's evaluation of the same request, under "native".
+            for record in records {
+                let native = try #require(record["native"] as? [String: Any], "\(result)")
+                #expect(native["engine"] as? String == "native" && native["backend"] as? String == record["backend"] as? String)
+                #expect(native["trusted"] is Bool && native["failures"] is [Any], "\(result)")
+            }
         }
     }
 }

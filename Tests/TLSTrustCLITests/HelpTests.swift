@@ -9,7 +9,7 @@ struct HelpTests {
         let result = try ToolRunner.run(["--help"])
         result.expectExit(0)
         #expect(result.stdout.contains("USAGE"), "\(result)")
-        for subcommand in ["evaluate", "compare", "pin", "inspect", "backends", "demo"] {
+        for subcommand in ["evaluate", "compare", "conformance", "pin", "inspect", "backends", "demo"] {
             #expect(result.stdout.contains(subcommand), "\(subcommand) is listed\n\(result)")
         }
         #expect(!result.stderr.contains("tlstrust:"), "\(result)")
@@ -20,12 +20,22 @@ struct HelpTests {
         let result = try ToolRunner.run(["evaluate", "--help"])
         result.expectExit(0)
         for flag in ["--backend", "--leaf", "--intermediates", "--anchors", "--with-system-anchors", "--hostname",
-                     "--time", "--purpose", "--max-chain-depth", "--json"] {
+                     "--time", "--purpose", "--max-chain-depth", "--profile", "--engine", "--allow-common-name", "--json"] {
             #expect(result.stdout.contains(flag), "\(flag) is documented\n\(result)")
         }
     }
 
-    @Test("-h and help SUBCOMMAND exit 0 too", arguments: [["-h"], ["help"], ["help", "evaluate"], ["pin", "--help"], ["compare", "-h"]])
+    @Test("tlstrust conformance --help documents its flags and where the suite is looked for")
+    func conformanceHelp() throws {
+        let result = try ToolRunner.run(["conformance", "--help"])
+        result.expectExit(0)
+        for text in ["--limbo", "TLSTRUST_LIMBO", "--expectations", "--update-expectations", "--write-docs", "--check-docs"] {
+            #expect(result.stdout.contains(text), "\(text) is documented\n\(result)")
+        }
+    }
+
+    @Test("-h and help SUBCOMMAND exit 0 too", arguments: [["-h"], ["help"], ["help", "evaluate"], ["pin", "--help"], ["compare", "-h"],
+                                                           ["help", "conformance"]])
     func otherHelpSpellings(arguments: [String]) throws {
         let result = try ToolRunner.run(arguments)
         result.expectExit(0)

@@ -111,8 +111,11 @@ enum ToolRunner {
 
     /// Runs `executable` with standard input from `/dev/null` and standard output and error
     /// captured in files (pipes could fill up and block a chatty child while we wait for it).
+    ///
+    /// - Parameter directory: the child's working directory; nil keeps this process's.
     static func execute(
-        _ executable: URL, _ arguments: [String], environment: [String: String?], timeout: TimeInterval
+        _ executable: URL, _ arguments: [String], environment: [String: String?], timeout: TimeInterval,
+        directory: URL? = nil
     ) throws -> ToolResult {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("tlstrust-cli-run-\(UUID().uuidString)", isDirectory: true)
@@ -139,6 +142,7 @@ enum ToolRunner {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = childEnvironment
+        if let directory { process.currentDirectoryURL = directory }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdoutHandle
         process.standardError = stderrHandle

@@ -16,7 +16,10 @@ struct HostIdentityTests {
         #expect(ip.description == canonical)
     }
 
-    @Test(arguments: ["1.2.3", "01.2.3.4", "256.1.1.1", "1.2.3.4.5", "www.example.com", "1::2::3", "fe80::1%eth0", ":::", "12345::"])
+    @Test(arguments: ["1.2.3", "01.2.3.4", "256.1.1.1", "1.2.3.4.5", "www.example.com", "1::2::3", "fe80::1%eth0", ":::", "12345::",
+                      // A sign is not a hex digit (UInt16(_:radix:) alone would take it); an
+                      // embedded IPv4 part only ends an address.
+                      "::+1", "::-1", "+1::", "1.2.3.4::", "1.2.3.4::1", "::1.2.3.4:1", "::１"])
     func treatsEverythingElseAsADNSName(_ text: String) {
         #expect(HostIdentity(text) == .dnsName(text))
     }

@@ -1,6 +1,6 @@
 /// A signature scheme the validation engine may ask a backend to verify.
 ///
-/// The engine decides *which* schemes are acceptable (``AlgorithmPolicy``); a backend only
+/// The engine decides *which* schemes are acceptable (`AlgorithmPolicy`, docs/validation.md); a backend only
 /// performs the arithmetic. Every case here is one the engine can accept; certificates signed
 /// with anything else (MD5, SHA-1, DSA, RSA-PSS with unusual parameters, explicit curves) are
 /// refused by the engine before any backend is asked, so no backend has to know about them.

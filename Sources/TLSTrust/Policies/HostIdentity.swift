@@ -37,7 +37,7 @@ public enum HostIdentity: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Certificate {
-    /// Whether this certificate names `host` by the engine's rules (``HostNameMatcher``):
+    /// Whether this certificate names `host` by the engine's rules (its host-name matcher):
     /// subjectAltName only, RFC 9525 wildcards, no common-name fallback.
     public func matches(_ host: HostIdentity) -> Bool {
         HostNameMatcher.mismatch(self, host, allowingCommonName: false) == nil

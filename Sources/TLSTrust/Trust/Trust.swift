@@ -41,6 +41,7 @@ public struct Trust: Sendable {
     /// The analogue of `SecTrustSetAnchorCertificates` + `SecTrustSetAnchorCertificatesOnly`.
     ///
     /// - Parameters:
+    ///   - certificates: the anchors.
     ///   - anchorsOnly: true (default) trusts only `certificates`; false adds the system store.
     public mutating func setAnchorCertificates(_ certificates: [Certificate], anchorsOnly: Bool = true) {
         anchors = TrustAnchors(certificates, includingSystemStore: !anchorsOnly)

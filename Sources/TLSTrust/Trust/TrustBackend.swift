@@ -2,10 +2,10 @@ import Foundation
 
 /// The plugin seam: what a TLS library provides to TLSTrust.
 ///
-/// Trust is decided by the core's validation engine (``ValidationEngine``), the same on every
+/// Trust is decided by the core's validation engine (docs/validation.md), the same on every
 /// backend. A backend supplies only what a library must: parsing with the library, public-key
 /// import and signature verification for the engine, and — for comparison runs and differential
-/// tests — the library's own verifier as it is (``evaluateNatively(_:)``).
+/// tests — the library's own verifier as it is (``evaluateNatively(_:anchorStore:)``).
 ///
 /// A backend lives in its own module (`TLSTrustOpenSSL`, `TLSTrustGnuTLS`, `TLSTrustMbedTLS`) that
 /// wraps one C library; the core never imports C. Backends are registered by name in
@@ -34,7 +34,8 @@ public protocol TrustBackend: Sendable {
 
     /// Imports a public key into the library, for the engine's signature checks.
     ///
-    /// Called at most once per certificate and backend (the result is cached on the certificate).
+    /// Called about once per key and backend per process: the result is kept with the certificate
+    /// and, by key, in ``VerificationKeyCache``.
     /// - Throws: `TLSTrustError` `.malformedKey` when the library cannot use the key,
     ///   `.unsupported` when it does not support the key's algorithm at all.
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey

@@ -7,7 +7,7 @@
 public struct TrustBackendCapabilities: Sendable {
     /// The signature schemes ``SignatureVerificationKey/isValidSignature(_:for:scheme:)`` handles.
     public var signatureSchemes: Set<SignatureScheme>
-    /// What the library's own verifier (``TrustBackend/evaluateNatively(_:)``) can be told.
+    /// What the library's own verifier (``TrustBackend/evaluateNatively(_:anchorStore:)``) can be told.
     public var nativeVerifier: NativeVerifierFeatures
 
     public init(signatureSchemes: Set<SignatureScheme>, nativeVerifier: NativeVerifierFeatures) {

@@ -26,11 +26,18 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     public let failures: [TrustFailure]
     /// The name of the backend that evaluated.
     public let backendName: String
+    /// Set only by ``ResultCheck`` (the last gate every trusted result of an evaluation passes):
+    /// an evaluation made with the public initializer never has it, so a ``ValidatedChain`` cannot
+    /// be fabricated from a list of certificates.
+    var passedLastGate = false
 
     /// Builds an evaluation. Trust requires an empty failure list and a non-empty chain: the
     /// verdict is derived, never passed in, so no backend can report "trusted" with failures.
     ///
     /// - Parameters:
+    ///   - chain: the chain as built, leaf first.
+    ///   - failures: every failure found, in any order (they are ranked and de-duplicated here).
+    ///   - backendName: the backend that evaluated.
     ///   - anchoredAtCustomAnchor: whether the chain ends at an anchor the app supplied, which
     ///     makes a trusted result `.proceed` rather than `.unspecified`.
     public init(chain: [Certificate], failures: [TrustFailure], backendName: String, anchoredAtCustomAnchor: Bool) {
@@ -68,5 +75,11 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
 /// Thrown by `Trust.evaluateOrThrow()` when the chain is not trusted; carries the evaluation.
 public struct TrustEvaluationError: Error, Sendable, CustomStringConvertible {
     public let evaluation: TrustEvaluation
+
+    /// Wraps an untrusted evaluation, for callers that check `isTrusted` themselves and throw.
+    public init(evaluation: TrustEvaluation) {
+        self.evaluation = evaluation
+    }
+
     public var description: String { evaluation.description }
 }

@@ -110,13 +110,16 @@ struct PathBuilder<Backend: TrustBackend> {
         return anchorCandidates.map { ($0, true) } + intermediateCandidates.map { ($0, false) }
     }
 
-    /// Whether `issuer`'s key verifies `child`'s signature. A scheme the engine refuses is not
-    /// verified (the edge is kept so the path's validation names the weak algorithm); a scheme the
-    /// backend cannot perform throws `.unsupported`.
+    /// Whether `issuer`'s key verifies `child`'s signature. An edge signed with a scheme the engine
+    /// refuses (MD5, SHA-1, DSA, odd RSA-PSS parameters) is never followed — it can lead to no
+    /// trusted path, and following it for free would let such certificates multiply the search —
+    /// and is reported as `weakAlgorithm`; a scheme the backend cannot perform throws `.unsupported`.
     private func signs(_ child: Certificate, _ issuer: Certificate, childIndex: Int,
                        outcome: inout Outcome, meter: inout BudgetMeter) throws -> Bool {
         guard let scheme = child.signatureScheme else {
-            return true  // PathValidator reports the refused algorithm; never trusted.
+            outcome.edgeFailures.append(TrustFailure(.weakAlgorithm, certificateIndex: childIndex, nativeCode: 0,
+                                                     nativeDescription: "signature algorithm \(child.signatureAlgorithm) is not accepted"))
+            return false
         }
         guard backend.capabilities.signatureSchemes.contains(scheme) else {
             throw TLSTrustError(.unsupported, "\(backend.name) cannot verify \(scheme) signatures (unsupported)")
