@@ -15,17 +15,25 @@ let package = Package(
         .library(name: "TLSTrustGnuTLS", targets: ["TLSTrustGnuTLS"]),
         .library(name: "TLSTrustMbedTLS", targets: ["TLSTrustMbedTLS"]),
         .library(name: "TLSTrustTesting", targets: ["TLSTrustTesting"]),
+        // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux.
+        .library(name: "Security", targets: ["Security"]),
+        .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         .executable(name: "tlstrust", targets: ["tlstrust"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Documentation only (`swift package generate-documentation --target TLSTrust`): a command
         // plugin, built when invoked, never by `swift build`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // MARK: Core (pure Swift)
-        .target(name: "TLSTrust", path: "Sources/TLSTrust"),
+        .target(
+            name: "TLSTrust",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Sources/TLSTrust"
+        ),
 
         // MARK: OpenSSL 3
         .systemLibrary(
@@ -72,6 +80,18 @@ let package = Package(
             path: "Sources/TLSTrustTesting"
         ),
 
+        // MARK: Apple's Security API (`import Security`) and CommonCrypto digests, for porting
+        // `SecurityTLSTrust` implements the API; `Security` only re-exports it, so the module a
+        // port imports has Apple's name while the implementation keeps a TLSTrust name.
+        .target(
+            name: "SecurityTLSTrust",
+            dependencies: ["TLSTrust", "TLSTrustOpenSSL"],
+            path: "Sources/SecurityTLSTrust"
+        ),
+        .target(name: "Security", dependencies: ["SecurityTLSTrust"], path: "Sources/Security"),
+        // The digests come from OpenSSL's EVP interface (libcrypto), not from a hand-written hash.
+        .target(name: "CommonCrypto", dependencies: ["COpenSSL"], path: "Sources/CommonCrypto"),
+
         // MARK: Command-line tool
         .executableTarget(
             name: "tlstrust",
@@ -85,11 +105,18 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "TLSTrustTests",
-            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+            dependencies: [
+                "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "TLSTrustConformanceTests",
             dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+        ),
+        .testTarget(
+            name: "SecurityTests",
+            dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
         ),
         .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "tlstrust"]),
     ]

@@ -48,6 +48,9 @@ enum EvaluationJSON {
         let timeMicroseconds: Int?
         /// `compare` only: the native verifier's evaluation of the same request.
         var native: Nested?
+        /// `evaluate` only: the rule beyond validation that decided (`--pin`, a pin set, a
+        /// SecurityPolicy), when one did.
+        var rule: RuleRecord?
 
         // Written by hand so that `profile` is always present (`null` for the native verifier).
         func encode(to encoder: any Encoder) throws {
@@ -62,11 +65,21 @@ enum EvaluationJSON {
             try container.encode(failures, forKey: .failures)
             try container.encodeIfPresent(timeMicroseconds, forKey: .timeMicroseconds)
             try container.encodeIfPresent(native, forKey: .native)
+            try container.encodeIfPresent(rule, forKey: .rule)
         }
 
         private enum CodingKeys: String, CodingKey {
-            case backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native
+            case backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native, rule
         }
+    }
+
+    /// Which rule decided, and the pin that matched or why it refused.
+    struct RuleRecord: Encodable {
+        let rule: String
+        let code: String?
+        let message: String?
+        let pin: String?
+        let pinIndex: Int?
     }
 
     /// A record inside a record (a class, since a struct cannot contain itself).
@@ -99,8 +112,21 @@ enum EvaluationJSON {
             timeMicroseconds: micros)
     }
 
-    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest) -> String {
-        encode(record(evaluation, backend: backend, request: request))
+    /// - Parameters:
+    ///   - trusted: the verdict when a rule beyond validation decided it (default: the evaluation's).
+    ///   - rule: that rule.
+    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest,
+                       trusted: Bool? = nil, rule: RuleRecord? = nil) -> String {
+        var record = record(evaluation, backend: backend, request: request)
+        record.rule = rule
+        if let trusted, trusted != record.trusted {
+            record = Record(backend: record.backend, libraryVersion: record.libraryVersion, engine: record.engine,
+                            profile: record.profile, trusted: trusted,
+                            result: trusted ? TrustEvaluation.Result.proceed.rawValue : TrustEvaluation.Result.fatalTrustFailure.rawValue,
+                            chain: record.chain, failures: record.failures, timeMicroseconds: record.timeMicroseconds,
+                            native: nil, rule: rule)
+        }
+        return encode(record)
     }
 
     /// Pretty-printed, sorted JSON, with the characters that act on a terminal escaped.

@@ -12,7 +12,7 @@ struct TLSTrustTool: ParsableCommand {
         commandName: "tlstrust",
         abstract: "Certificate-trust evaluation for Linux over OpenSSL, GnuTLS and mbedTLS.",
         subcommands: [
-            EvaluateCommand.self, CompareCommand.self, ConformanceCommand.self, PinCommand.self, InspectCommand.self,
+            EvaluateCommand.self, CompareCommand.self, ConformanceCommand.self, PinCommand.self, LintCommand.self, InspectCommand.self,
             BackendsCommand.self, DemoCommand.self, BenchCommand.self,
         ]
     )

@@ -110,18 +110,28 @@ public struct ServerTrustManager: ServerTrustEvaluating {
 
     public func evaluate(_ trust: Trust, forHost host: String, using backend: (any TrustBackend)?) throws -> ServerTrustDecision {
         let run = EvaluationRun(trust, host: host, backend: backend, evaluator: evaluatorName)
-        let (key, evaluator): (String, any ServerTrustEvaluating)
-        if let rule = rule(forHost: host) {
-            (key, evaluator) = rule
-        } else if allHostsMustBeEvaluated {
-            throw run.error(.noEvaluatorForHost, "no evaluator for '\(host)' and all hosts must be evaluated")
-        } else {
-            (key, evaluator) = ("(no rule: default evaluation)", DefaultTrustEvaluator())
+        // The manager is where an app's decisions meet, so it is where they are logged (through
+        // `TrustLogging`: silent unless the app enables debug logging).
+        do {
+            let (key, evaluator): (String, any ServerTrustEvaluating)
+            if let rule = rule(forHost: host) {
+                (key, evaluator) = rule
+            } else if allHostsMustBeEvaluated {
+                throw run.error(.noEvaluatorForHost, "no evaluator for '\(host)' and all hosts must be evaluated")
+            } else {
+                (key, evaluator) = ("(no rule: default evaluation)", DefaultTrustEvaluator())
+            }
+            let inner = try evaluator.evaluate(trust, forHost: host, using: backend)
+            let decision = ServerTrustDecision(
+                host: host, presentedChain: trust.certificates, validatedChain: inner.validatedChain,
+                evaluator: inner.evaluator, reason: "rule '\(key)': \(inner.reason)", pinMatch: inner.pinMatch,
+                backendName: inner.backendName, duration: ContinuousClock.now - run.start, steps: [inner])
+            TrustLogging.log(decision)
+            return decision
+        } catch let error as ServerTrustError {
+            TrustLogging.log(error, duration: ContinuousClock.now - run.start, backend: run.backendName)
+            throw error
         }
-        let inner = try evaluator.evaluate(trust, forHost: host, using: backend)
-        return ServerTrustDecision(host: host, presentedChain: trust.certificates, validatedChain: inner.validatedChain,
-                                   evaluator: inner.evaluator, reason: "rule '\(key)': \(inner.reason)", pinMatch: inner.pinMatch,
-                                   backendName: inner.backendName, duration: ContinuousClock.now - run.start, steps: [inner])
     }
 
     /// Every evaluator's warnings, each naming its key; and a warning when unknown hosts pass.

@@ -1,0 +1,322 @@
+import Synchronization
+import TLSTrust
+
+/// The result of a trust evaluation, with Apple's raw values (`SecTrustResultType`).
+public enum SecTrustResultType: UInt32, Sendable {
+    case invalid = 0
+    case proceed = 1
+    @available(*, deprecated) case confirm = 2
+    case deny = 3
+    case unspecified = 4
+    case recoverableTrustFailure = 5
+    case fatalTrustFailure = 6
+    case otherError = 7
+}
+
+/// A certificate chain to evaluate with policies, anchors and a date, as `SecTrust` on Apple
+/// platforms: a reference type, equal and hashed by identity, `Sendable` (its settings are
+/// guarded by a lock). Changing a setting discards the previous result; results are computed on
+/// demand, once, by TLSTrust's engine on the current backend (see `SecTrustEnvironment`).
+public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
+    struct Outcome {
+        let evaluation: TrustEvaluation
+        let status: OSStatus
+        let result: SecTrustResultType
+        let chain: [SecCertificate]
+        let date: Date
+        let message: String
+    }
+
+    struct State {
+        var certificates: [SecCertificate]
+        var policies: [SecPolicy]
+        /// nil: the default (system) anchors.
+        var anchors: [SecCertificate]?
+        var anchorsOnly = false
+        var verifyDate: Date?
+        /// The prepared anchor set, kept while the anchors and system store stay the same, so that
+        /// its cached stores are reused.
+        var prepared: (store: SystemTrustStore, anchors: TrustAnchors)?
+        var outcome: Outcome?
+
+        mutating func invalidate() { outcome = nil }
+    }
+
+    let state: Mutex<State>
+
+    init(certificates: [SecCertificate], policies: [SecPolicy]) {
+        state = Mutex(State(certificates: certificates, policies: policies))
+    }
+
+    public static func == (lhs: SecTrust, rhs: SecTrust) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public var description: String {
+        state.withLock { "<SecTrust \($0.certificates.count) certificates, \($0.policies.count) policies>" }
+    }
+
+    var leaf: SecCertificate? { state.withLock { $0.certificates.first } }
+
+    /// The outcome, evaluating first if the trust has none.
+    func evaluated() -> Outcome {
+        state.withLock { state in
+            if let outcome = state.outcome { return outcome }
+            let outcome = Self.evaluate(&state)
+            state.outcome = outcome
+            return outcome
+        }
+    }
+
+    private static func evaluate(_ state: inout State) -> Outcome {
+        let date = state.verifyDate ?? Date()
+        let store = SecBackend.systemStore
+        let anchors: TrustAnchors
+        if let prepared = state.prepared, prepared.store == store {
+            anchors = prepared.anchors
+        } else {
+            if let custom = state.anchors {
+                anchors = TrustAnchors(custom.map(\.certificate), includingSystemStore: !state.anchorsOnly, systemStore: store)
+            } else {
+                anchors = TrustAnchors([], includingSystemStore: !state.anchorsOnly, systemStore: store)
+            }
+            state.prepared = (store, anchors)
+        }
+        let policies = state.policies.compactMap(\.trustPolicy)
+        var trust = Trust(certificates: state.certificates.map(\.certificate),
+                          policies: policies.isEmpty ? [.basicX509] : policies, anchors: anchors)
+        trust.verificationDate = date
+        let evaluation = trust.evaluate(using: SecBackend.current)
+
+        // Give back the caller's own certificate objects (and original bytes) where the chain has them.
+        var known: [Certificate: SecCertificate] = [:]
+        for certificate in (state.anchors ?? []) + state.certificates.reversed() { known[certificate.certificate] = certificate }
+        var chain = evaluation.chain.map { known[$0] ?? SecCertificate($0) }
+        if chain.isEmpty, let leaf = state.certificates.first { chain = [leaf] }
+
+        let summary = chain.first.flatMap { SecCertificateCopySubjectSummary($0) as String? } ?? "certificate"
+        if evaluation.isTrusted {
+            let requiresRevocation = state.policies.contains {
+                if case .revocation(let flags) = $0.kind { flags & kSecRevocationRequirePositiveResponse != 0 } else { false }
+            }
+            if requiresRevocation {
+                return Outcome(evaluation: evaluation, status: errSecIncompleteCertRevocationCheck,
+                               result: .recoverableTrustFailure, chain: chain, date: date,
+                               message: "“\(summary)” revocation status could not be determined (nothing is fetched on Linux)")
+            }
+            let result: SecTrustResultType = evaluation.result == .proceed ? .proceed : .unspecified
+            return Outcome(evaluation: evaluation, status: errSecSuccess, result: result, chain: chain, date: date, message: "")
+        }
+        let failure = evaluation.primaryFailure
+        let status = failure.map { Self.status(for: $0.code) } ?? errSecNotTrusted
+        let result: SecTrustResultType = switch evaluation.result {
+        case .fatalTrustFailure: .fatalTrustFailure
+        default: .recoverableTrustFailure
+        }
+        let subject = failure?.certificateIndex.flatMap { $0 < chain.count ? chain[$0] : nil }
+            .flatMap { SecCertificateCopySubjectSummary($0) as String? } ?? summary
+        return Outcome(evaluation: evaluation, status: status, result: result, chain: chain, date: date,
+                       message: "“\(subject)” \(Self.reason(for: status))")
+    }
+
+    /// Apple's status for a TLSTrust failure code (the codes trustd reports for the same check).
+    static func status(for code: TrustFailureCode) -> OSStatus {
+        switch code {
+        case .expired, .notYetValid: errSecCertificateExpired        // Apple reports both as expired
+        case .hostnameMismatch, .ipAddressMismatch: errSecHostNameMismatch
+        case .unknownIssuer, .untrustedRoot, .badSignature, .weakAlgorithm: errSecNotTrusted
+        case .notCertificateAuthority: errSecNoBasicConstraintsCA
+        case .pathLengthExceeded: errSecPathLengthConstraintExceeded
+        case .nameConstraintsViolated: errSecInvalidName
+        case .purposeNotAllowed: errSecInvalidExtendedKeyUsage
+        case .invalidKeyUsage: errSecInvalidKeyUsageForPolicy
+        case .unhandledCriticalExtension: errSecUnknownCriticalExtensionFlag
+        case .chainTooLong, .budgetExhausted: errSecCreateChainFailed
+        case .malformedCertificate: errSecDecode
+        case .invalidPolicy: errSecParam
+        case .revoked: errSecCertificateRevoked
+        case .unsupported: errSecUnimplemented
+        default: errSecInternalComponent
+        }
+    }
+
+    private static func reason(for status: OSStatus) -> String {
+        switch status {
+        case errSecCertificateExpired: "certificate has expired or is not yet valid"
+        case errSecHostNameMismatch: "certificate name does not match input"
+        case errSecNotTrusted: "certificate is not trusted"
+        default: "certificate failed: " + (ErrorMessages.text[status] ?? "OSStatus \(status)")
+        }
+    }
+}
+
+public func SecTrustGetTypeID() -> CFTypeID { TypeIdentifiers.trust }
+
+/// Reads "one X or an array of X" as Apple's `CFTypeRef` parameters take it.
+func objects<T: AnyObject>(_ value: CFTypeRef?, of type: T.Type) -> [T]? {
+    guard let value else { return [] }
+    if let one = value as? T { return [one] }
+    if let array = value as? NSArray {
+        var result: [T] = []
+        for element in array {
+            guard let item = element as? T else { return nil }
+            result.append(item)
+        }
+        return result
+    }
+    if let array = value as? [T] { return array }
+    return nil
+}
+
+/// Creates a trust for one certificate or an array (leaf first) and one policy, an array or nil
+/// (nil: the basic X.509 policy).
+@discardableResult
+public func SecTrustCreateWithCertificates(
+    _ certificates: CFTypeRef, _ policies: CFTypeRef?, _ trust: UnsafeMutablePointer<SecTrust?>
+) -> OSStatus {
+    guard let certificates = objects(certificates, of: SecCertificate.self), !certificates.isEmpty,
+          let policies = objects(policies, of: SecPolicy.self) else { return errSecParam }
+    trust.pointee = SecTrust(certificates: certificates, policies: policies)
+    return errSecSuccess
+}
+
+/// Replaces the policies (one policy or an array).
+@discardableResult
+public func SecTrustSetPolicies(_ trust: SecTrust, _ policies: CFTypeRef) -> OSStatus {
+    guard let policies = objects(policies, of: SecPolicy.self) else { return errSecParam }
+    trust.state.withLock { $0.policies = policies; $0.invalidate() }
+    return errSecSuccess
+}
+
+/// The policies, as an array.
+@discardableResult
+public func SecTrustCopyPolicies(_ trust: SecTrust, _ policies: UnsafeMutablePointer<CFArray?>) -> OSStatus {
+    policies.pointee = trust.state.withLock { $0.policies } as NSArray
+    return errSecSuccess
+}
+
+/// Trusts only these anchors (leaves, intermediates or roots: a path ends at any anchor); nil
+/// restores the default (system) anchors. Like Apple's, this resets "anchors only" to
+/// `anchorCertificates != nil`: call `SecTrustSetAnchorCertificatesOnly(trust, false)` afterwards
+/// to add the system store back.
+@discardableResult
+public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificates: CFArray?) -> OSStatus {
+    var anchors: [SecCertificate]?
+    if let anchorCertificates {
+        guard let list = objects(anchorCertificates, of: SecCertificate.self) else { return errSecParam }
+        anchors = list
+    }
+    trust.state.withLock {
+        $0.anchors = anchors
+        $0.anchorsOnly = anchors != nil
+        $0.prepared = nil
+        $0.invalidate()
+    }
+    return errSecSuccess
+}
+
+/// Whether only the custom anchors are trusted (true) or the system store too (false).
+@discardableResult
+public func SecTrustSetAnchorCertificatesOnly(_ trust: SecTrust, _ anchorCertificatesOnly: Bool) -> OSStatus {
+    trust.state.withLock {
+        $0.anchorsOnly = anchorCertificatesOnly
+        $0.prepared = nil
+        $0.invalidate()
+    }
+    return errSecSuccess
+}
+
+/// The custom anchors, or nil when the trust uses the default ones.
+@discardableResult
+public func SecTrustCopyCustomAnchorCertificates(_ trust: SecTrust, _ anchors: UnsafeMutablePointer<CFArray?>) -> OSStatus {
+    anchors.pointee = trust.state.withLock { $0.anchors }.map { $0 as NSArray }
+    return errSecSuccess
+}
+
+/// Evaluates at `verifyDate` instead of now.
+@discardableResult
+public func SecTrustSetVerifyDate(_ trust: SecTrust, _ verifyDate: CFDate) -> OSStatus {
+    trust.state.withLock { $0.verifyDate = verifyDate as Date; $0.invalidate() }
+    return errSecSuccess
+}
+
+/// The date the trust is evaluated at: the verify date, else now.
+public func SecTrustGetVerifyTime(_ trust: SecTrust) -> CFAbsoluteTime {
+    (trust.state.withLock { $0.verifyDate } ?? Date()).timeIntervalSinceReferenceDate
+}
+
+/// Evaluates (once; again only after a setting changed) and returns whether the chain is trusted.
+/// When it is not, `error` receives a `CFError` in `NSOSStatusErrorDomain` whose code is Apple's
+/// status for the main failure (`errSecCertificateExpired`, `errSecHostNameMismatch`,
+/// `errSecNotTrusted`, …), with TLSTrust's failures in `NSDebugDescription`.
+@discardableResult
+public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutablePointer<CFError?>?) -> Bool {
+    let outcome = trust.evaluated()
+    if outcome.status == errSecSuccess {
+        error?.pointee = nil
+        return true
+    }
+    error?.pointee = makeStatusError(outcome.status, outcome.message, detail: outcome.evaluation.description)
+    return false
+}
+
+/// Evaluates and reports the result type; the status is `errSecSuccess` whenever an evaluation
+/// took place, trusted or not.
+@available(*, deprecated, message: "Use SecTrustEvaluateWithError")
+@discardableResult
+public func SecTrustEvaluate(_ trust: SecTrust, _ result: UnsafeMutablePointer<SecTrustResultType>) -> OSStatus {
+    result.pointee = trust.evaluated().result
+    return errSecSuccess
+}
+
+/// The result of the last evaluation; `.invalid` when the trust has not been evaluated.
+@discardableResult
+public func SecTrustGetTrustResult(_ trust: SecTrust, _ result: UnsafeMutablePointer<SecTrustResultType>) -> OSStatus {
+    result.pointee = trust.state.withLock { $0.outcome?.result } ?? .invalid
+    return errSecSuccess
+}
+
+/// The number of certificates in the chain as built (evaluating first if needed).
+public func SecTrustGetCertificateCount(_ trust: SecTrust) -> CFIndex {
+    trust.evaluated().chain.count
+}
+
+/// The certificate at `ix` in the chain as built; index 0 is the leaf, returned without evaluating.
+@available(*, deprecated, message: "Use SecTrustCopyCertificateChain")
+public func SecTrustGetCertificateAtIndex(_ trust: SecTrust, _ ix: CFIndex) -> SecCertificate? {
+    if ix == 0 { return trust.leaf }
+    let chain = trust.evaluated().chain
+    return ix > 0 && ix < chain.count ? chain[ix] : nil
+}
+
+/// The chain as built, leaf first, ending at the anchor when one was reached (evaluating first if
+/// needed). When an intermediate is missing, it is shorter than the presented list.
+public func SecTrustCopyCertificateChain(_ trust: SecTrust) -> CFArray? {
+    trust.evaluated().chain as NSArray
+}
+
+/// The leaf's public key; nil when its type is not RSA or EC.
+public func SecTrustCopyKey(_ trust: SecTrust) -> SecKey? {
+    trust.leaf.flatMap(SecCertificateCopyKey)
+}
+
+/// The leaf's public key.
+@available(*, deprecated, message: "Use SecTrustCopyKey")
+public func SecTrustCopyPublicKey(_ trust: SecTrust) -> SecKey? { SecTrustCopyKey(trust) }
+
+// `nonisolated(unsafe)`: NSString is not marked Sendable on Linux, but these are immutable literals.
+// Keys of the `SecTrustCopyResult` dictionary, with Apple's raw values.
+nonisolated(unsafe) public let kSecTrustResultValue: CFString = "TrustResultValue" as CFString
+nonisolated(unsafe) public let kSecTrustEvaluationDate: CFString = "TrustEvaluationDate" as CFString
+nonisolated(unsafe) public let kSecTrustExtendedValidation: CFString = "TrustExtendedValidation" as CFString
+nonisolated(unsafe) public let kSecTrustRevocationChecked: CFString = "TrustRevocationChecked" as CFString
+
+/// The last result as a dictionary (`kSecTrustResultValue`, `kSecTrustEvaluationDate`,
+/// `kSecTrustRevocationChecked` false); nil when the trust has not been evaluated.
+public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
+    guard let outcome = trust.state.withLock({ $0.outcome }) else { return nil }
+    let result: [String: Any] = [
+        kSecTrustResultValue as String: NSNumber(value: outcome.result.rawValue),
+        kSecTrustEvaluationDate as String: outcome.date,
+        kSecTrustRevocationChecked as String: false,
+    ]
+    return result as CFDictionary
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Logging of trust decisions through swift-log, silent unless the application asks for it.
+///
+/// Every record is at `.debug` (host, backend, verdict, deciding rule, duration, the chain's
+/// subjects and pins) or `.trace` (the validated chain as PEM); never a private key, never a whole
+/// certificate above `.trace`. swift-log's default handler prints `.info` and above, so nothing
+/// appears until the application bootstraps a handler at `.debug` or passes a logger:
+///
+/// ```swift
+/// LoggingSystem.bootstrap { label in
+///     var handler = StreamLogHandler.standardError(label: label)
+///     handler.logLevel = .debug
+///     return handler
+/// }
+/// ```
+///
+/// Entry points that decide (``PinSetTrustEvaluator``) also take an explicit `logger:`; a
+/// process-wide one can be chosen once with ``bootstrap(_:)`` (swift-log's pattern: a library never
+/// has to bootstrap). Evaluators of other kinds log through ``log(_:logger:)`` and
+/// ``log(_:duration:backend:logger:)``.
+public enum TrustLogging {
+    /// The label of the default logger.
+    public static let label = "tlstrust"
+
+    private static let chosen = Mutex<Logger?>(nil)
+
+    /// Makes `logger` the default for every evaluation that is not given one. Only the first call
+    /// takes effect.
+    ///
+    /// - Returns: false when a default had already been chosen.
+    @discardableResult
+    public static func bootstrap(_ logger: Logger) -> Bool {
+        chosen.withLock { current in
+            guard current == nil else { return false }
+            current = logger
+            return true
+        }
+    }
+
+    /// The bootstrapped logger, or one labelled ``label`` made through swift-log's `LoggingSystem`
+    /// (so it follows whatever handler the application bootstrapped, when it did).
+    public static var logger: Logger {
+        chosen.withLock { $0 } ?? Logger(label: label)
+    }
+
+    /// Logs an accepted chain.
+    public static func log(_ decision: ServerTrustDecision, logger: Logger? = nil) {
+        let logger = logger ?? Self.logger
+        guard logger.logLevel <= .debug else { return }
+        var metadata: Logger.Metadata = [
+            "tlstrust.host": "\(decision.host)",
+            "tlstrust.backend": "\(decision.backendName)",
+            "tlstrust.verdict": "trusted",
+            "tlstrust.rule": "\(decision.evaluator)",
+            "tlstrust.duration_us": "\(micros(decision.duration))",
+        ]
+        if let pin = decision.pinMatch { metadata["tlstrust.pin"] = "\(pin.pin) at \(pin.chainIndex)" }
+        if let chain = decision.validatedChain {
+            metadata["tlstrust.chain"] = .array(chain.certificates.map { "\($0.subject) \($0.publicKey.pin)" })
+        }
+        logger.debug("\(decision.host): trusted by \(decision.evaluator): \(decision.reason)", metadata: metadata)
+        if logger.logLevel <= .trace, let chain = decision.validatedChain {
+            logger.trace("\(decision.host): validated chain", metadata: ["tlstrust.chain_pem": .array(chain.certificates.map { "\($0.pemEncoded)" })])
+        }
+    }
+
+    /// Logs a refusal, with the time it took and the backend it ran on.
+    public static func log(_ error: ServerTrustError, duration: Duration, backend: String, logger: Logger? = nil) {
+        let logger = logger ?? Self.logger
+        guard logger.logLevel <= .debug else { return }
+        var metadata: Logger.Metadata = [
+            "tlstrust.host": "\(error.host)",
+            "tlstrust.backend": "\(error.evaluation?.backendName ?? backend)",
+            "tlstrust.verdict": "refused",
+            "tlstrust.rule": "\(error.evaluator): \(error.code)",
+            "tlstrust.duration_us": "\(micros(duration))",
+        ]
+        if let failure = error.evaluation?.primaryFailure { metadata["tlstrust.failure"] = "\(failure.code.identifier)" }
+        if !error.builtChain.isEmpty {
+            metadata["tlstrust.chain"] = .array(error.builtChain.map { "\($0.subject) \($0.publicKey.pin)" })
+        }
+        logger.debug("\(error.host): refused by \(error.evaluator) (\(error.code)): \(error.message)", metadata: metadata)
+    }
+
+    /// Logs a pin-set mismatch that did not refuse (report-only).
+    static func logReportOnly(host: String, domain: String, backend: String, logger: Logger) {
+        logger.debug("\(host): no pin of \(domain) matched the validated chain; report-only, not refused",
+                     metadata: ["tlstrust.host": "\(host)", "tlstrust.backend": "\(backend)", "tlstrust.verdict": "trusted (pin mismatch reported)",
+                                "tlstrust.rule": "PinSetTrustEvaluator: report-only"])
+    }
+
+    private static func micros(_ d: Duration) -> Int64 {
+        d.components.seconds * 1_000_000 + d.components.attoseconds / 1_000_000_000_000
+    }
+}

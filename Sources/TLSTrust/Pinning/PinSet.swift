@@ -1,0 +1,138 @@
+import Foundation
+
+/// The SPKI pins of one domain, with TrustKit's, OkHttp's and Android's semantics.
+///
+/// A connection to the domain (or, with `includesSubdomains`, to any name under it) is accepted
+/// only if some pin matches a certificate of the *validated* chain at a position the pin allows.
+/// After `expiration` the set no longer applies: the default validation still runs, the pins are
+/// ignored. With `enforces == false` (report-only) a mismatch is reported but does not refuse.
+///
+/// ```swift
+/// let pins = try PinSet(domain: "api.example.com", pins: [
+///     try SPKIPin("sha256/r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="),
+///     try SPKIPin("sha256/YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=", position: .intermediate),
+/// ], includesSubdomains: true)
+/// ```
+public struct PinSet: Sendable, Hashable {
+    /// The domain, lowercase, without a trailing dot.
+    public let domain: String
+    /// The pins; any one match accepts.
+    public let pins: [SPKIPin]
+    /// Whether names under `domain` are pinned too (`a.b.domain` included).
+    public let includesSubdomains: Bool
+    /// After this instant the set no longer applies; nil never expires.
+    public let expiration: Date?
+    /// False: report-only, a mismatch is reported and the connection proceeds.
+    public let enforces: Bool
+    /// Where failure reports are sent.
+    public let reportURIs: [URL]
+    /// Whether an enforced set may have a single pin (no backup pin). Off by default: losing the one
+    /// key locks every client out until an update ships.
+    public let allowsSinglePin: Bool
+    /// The set says "no pinning here": a subdomain excluded from a parent's `includesSubdomains`
+    /// (TrustKit's `TSKExcludeSubdomainFromParentPolicy`).
+    public let excludesParentPolicy: Bool
+
+    /// The most pins one set may hold; more is a configuration error, not a longer loop per handshake.
+    public static let maximumPins = 64
+
+    /// - Parameters:
+    ///   - domain: an ASCII DNS name (A-labels for IDNs); case and one trailing dot are normalised.
+    ///   - pins: at least one; at least two while enforcing unless `allowsSinglePin`.
+    ///   - includesSubdomains: default false.
+    ///   - expiration: default nil (never).
+    ///   - enforces: default true; false is report-only.
+    ///   - reportURIs: default none.
+    ///   - allowsSinglePin: default false.
+    /// - Throws: ``PinningError`` `.invalidPinSet` naming the rule broken.
+    public init(
+        domain: String, pins: [SPKIPin], includesSubdomains: Bool = false, expiration: Date? = nil,
+        enforces: Bool = true, reportURIs: [URL] = [], allowsSinglePin: Bool = false
+    ) throws {
+        self.domain = try Self.normalize(domain: domain, includesSubdomains: includesSubdomains)
+        guard !pins.isEmpty else { throw PinningError(.invalidPinSet, "a pin set needs at least one pin") }
+        guard pins.count <= Self.maximumPins else {
+            throw PinningError(.invalidPinSet, "\(pins.count) pins; at most \(Self.maximumPins)")
+        }
+        if enforces && !allowsSinglePin && Set(pins.map { PinKey($0) }).count < 2 {
+            throw PinningError(.invalidPinSet,
+                "an enforced pin set needs at least two different pins (a backup pin); set allowSinglePin to relax")
+        }
+        self.pins = pins
+        self.includesSubdomains = includesSubdomains
+        self.expiration = expiration
+        self.enforces = enforces
+        self.reportURIs = reportURIs
+        self.allowsSinglePin = allowsSinglePin
+        self.excludesParentPolicy = false
+    }
+
+    /// A set that turns pinning off for `domain`, inside a parent domain's `includesSubdomains`.
+    public static func excluded(domain: String) throws -> PinSet { try PinSet(excluding: domain) }
+
+    private init(excluding domain: String) throws {
+        self.domain = try Self.normalize(domain: domain, includesSubdomains: false)
+        pins = []
+        includesSubdomains = false
+        expiration = nil
+        enforces = false
+        reportURIs = []
+        allowsSinglePin = false
+        excludesParentPolicy = true
+    }
+
+    static func normalize(domain: String, includesSubdomains: Bool) throws -> String {
+        var name = domain
+        if name.hasSuffix(".") { name.removeLast() }
+        guard let labels = DNSName.labels(name) else {
+            throw PinningError(.invalidPinSet, "not a DNS name (ASCII letters, digits, hyphens; no wildcard): \(PinningError.quote(domain))")
+        }
+        if includesSubdomains && PublicSuffixList.shared.isPublicSuffix(labels) {
+            throw PinningError(.invalidPinSet, "includeSubdomains over a public suffix would pin every site under it: \(PinningError.quote(domain))")
+        }
+        return labels.joined(separator: ".")
+    }
+
+    /// Whether the set covers `host` (exactly, or under it with `includesSubdomains`).
+    public func covers(host: String) -> Bool {
+        guard let hostLabels = Self.labels(ofHost: host) else { return false }
+        let own = domain.split(separator: ".")
+        if hostLabels == own { return true }
+        return includesSubdomains && hostLabels.count > own.count && Array(hostLabels.suffix(own.count)) == own
+    }
+
+    /// Whether the set has expired at `date` (an expired set no longer applies).
+    public func isExpired(at date: Date) -> Bool { expiration.map { date > $0 } ?? false }
+
+    static func labels(ofHost host: String) -> [Substring]? {
+        var name = host
+        if name.hasSuffix(".") { name.removeLast() }
+        return DNSName.labels(name)
+    }
+
+    /// The first pin (in the order given) that matches a certificate of `chain` at a position
+    /// the pin allows, or nil.
+    ///
+    /// Only a ``ValidatedChain`` can be checked, never the list a peer presented. Every pin is
+    /// compared with every key whatever matches first, so the time depends only on the sizes.
+    public func match(_ chain: ValidatedChain) -> PinMatch? {
+        var found: (pin: SPKIPin, index: Int)?
+        let keys = chain.publicKeys
+        for pin in pins {
+            for index in keys.indices {
+                let equal = pin.matches(keys[index])
+                if equal && found == nil && pin.position.admits(chain.positions(at: index)) {
+                    found = (pin, index)
+                }
+            }
+        }
+        return found.map { PinMatch(pin: $0.pin.description, at: $0.index, in: chain) }
+    }
+}
+
+/// A pin's identity without its position, to count distinct keys.
+struct PinKey: Hashable {
+    let algorithm: SPKIPin.Algorithm
+    let digest: [UInt8]
+    init(_ pin: SPKIPin) { algorithm = pin.algorithm; digest = pin.digest }
+}

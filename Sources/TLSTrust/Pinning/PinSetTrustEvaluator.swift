@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+
+/// Trusts a chain that passes default validation and, when the host is pinned, matches a pin of
+/// its pin set — TrustKit's, OkHttp's `CertificatePinner` and Android's pin-set semantics.
+///
+/// 1. Default validation always runs (the `Trust`'s anchors, the SSL policy for the host); a chain
+///    that fails it is refused whatever the pins say.
+/// 2. The host's set is the most specific one covering it (``PinningConfiguration/pinSet(for:)``).
+///    No set, or an expired set: the validated chain is accepted as it is.
+/// 3. A pin must match a certificate of the ``ValidatedChain`` at a position it allows — never of
+///    the presented list. On a mismatch a ``PinFailureReport`` goes to the reporter; an enforced set
+///    refuses (``ServerTrustError/Code/pinSetFailed``), a report-only set accepts.
+///
+/// ```swift
+/// let configuration = try PinningConfiguration(json: Data(contentsOf: configURL))
+/// let evaluator = PinSetTrustEvaluator(configuration, reporter: FilePinFailureReporter(directory: reportsURL))
+/// let decision = try evaluator.evaluate(trust, forHost: "api.example.com", using: backend)
+/// ```
+public struct PinSetTrustEvaluator: ServerTrustEvaluating {
+    public let configuration: PinningConfiguration
+    /// Where pin failures are reported; nil reports nothing.
+    public let reporter: (any PinFailureReporter)?
+    /// The port reports name (the evaluator is not told the connection's).
+    public let port: Int
+    /// The logger decisions go to; nil uses ``TrustLogging/logger``.
+    public let logger: Logger?
+
+    /// - Parameters:
+    ///   - configuration: the pin sets.
+    ///   - reporter: default none. Wrap it in ``DeduplicatingPinFailureReporter`` to send each
+    ///     distinct report once a day.
+    ///   - port: default 443.
+    ///   - logger: default ``TrustLogging/logger``.
+    public init(_ configuration: PinningConfiguration, reporter: (any PinFailureReporter)? = nil, port: Int = 443, logger: Logger? = nil) {
+        self.configuration = configuration
+        self.reporter = reporter
+        self.port = port
+        self.logger = logger
+    }
+
+    /// An evaluator for one pin set.
+    public init(_ pinSet: PinSet, reporter: (any PinFailureReporter)? = nil, port: Int = 443, logger: Logger? = nil) {
+        self.init(PinningConfiguration(single: pinSet), reporter: reporter, port: port, logger: logger)
+    }
+
+    public func evaluate(_ trust: Trust, forHost host: String, using backend: (any TrustBackend)?) throws -> ServerTrustDecision {
+        let run = EvaluationRun(trust, host: host, backend: backend, evaluator: evaluatorName)
+        let logger = self.logger ?? TrustLogging.logger
+        do {
+            let decision = try decide(run, trust: trust, host: host, logger: logger)
+            TrustLogging.log(decision, logger: logger)
+            return decision
+        } catch let error as ServerTrustError {
+            TrustLogging.log(error, duration: ContinuousClock.now - run.start, backend: run.backendName, logger: logger)
+            throw error
+        }
+    }
+
+    private func decide(_ run: EvaluationRun, trust: Trust, host: String, logger: Logger) throws -> ServerTrustDecision {
+        try run.requireCertificates()
+        let set = configuration.pinSet(for: host)
+        let expected = set?.pins.map(\.text) ?? []
+        let chain = try run.validate(trust.forServer(host: host), expectedPins: expected)
+        guard let set else {
+            return run.decision(chain, "validated; \(host) is not pinned")
+        }
+        let date = trust.verificationDate ?? Date()
+        if set.isExpired(at: date), let expiration = set.expiration {
+            return run.decision(chain, "validated; the pin set of \(set.domain) expired on \(ISO8601DateFormatter().string(from: expiration)), pins not checked")
+        }
+        if let match = set.match(chain) {
+            return run.decision(chain, "validated; a pin of \(set.domain) matched", pinMatch: match)
+        }
+        let reason = "no pin of \(set.domain) matches a certificate of the validated chain at an allowed position"
+        if let reporter {
+            reporter.report(PinFailureReport(date: date, hostname: host, port: port, pinSet: set, validatedChain: chain.certificates,
+                                             reason: reason), pinSet: set)
+        }
+        guard set.enforces else {
+            TrustLogging.logReportOnly(host: host, domain: set.domain, backend: chain.backendName, logger: logger)
+            return run.decision(chain, "validated; \(reason) — report-only, reported, not refused")
+        }
+        throw run.error(.pinSetFailed, reason, evaluation: chain.evaluation, expectedPins: expected)
+    }
+
+    /// The configuration's warnings (``PinningConfiguration/lint(chains:at:)``, without chains).
+    public func lint() -> [LintWarning] { configuration.lint() }
+}
+
+extension ServerTrustEvaluating where Self == PinSetTrustEvaluator {
+    /// Default validation plus the SPKI pin sets of `configuration`.
+    ///
+    /// - Parameters:
+    ///   - configuration: the pin sets.
+    ///   - reporter: where pin failures are reported; default none.
+    public static func pinSets(_ configuration: PinningConfiguration, reporter: (any PinFailureReporter)? = nil) -> PinSetTrustEvaluator {
+        PinSetTrustEvaluator(configuration, reporter: reporter)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// The pin-sets of Android's `network_security_config.xml`.
+///
+/// Each `<domain-config>` gives its `<domain>`s (with `includeSubdomains`) the `<pin-set>` it holds,
+/// or the one of the nearest enclosing `<domain-config>` (Android's inheritance); a domain with no
+/// pin-set is not pinned. `<pin digest="SHA-256">` is the only digest Android defines; the
+/// `expiration` attribute is a `yyyy-MM-dd` date. Android always enforces and does not require a
+/// backup pin, so imported sets allow a single pin (``PinningConfiguration/lint(chains:at:)``
+/// still warns about one). Other elements (`trust-anchors`, `base-config`, `debug-overrides`) are
+/// not pinning and are skipped. A document with a DTD is refused (no entity expansion).
+extension PinningConfiguration {
+    /// Parses `network_security_config.xml`.
+    ///
+    /// - Throws: ``PinningError`` naming the element, e.g.
+    ///   `network-security-config.domain-config[0].pin-set.pin[1]: not base64: "…"`.
+    public init(androidNetworkSecurityConfig data: some Collection<UInt8>) throws {
+        guard data.count <= Self.maximumDocumentBytes else {
+            throw PinningError(.unreadableConfiguration, "\(data.count) bytes; a configuration is at most \(Self.maximumDocumentBytes)")
+        }
+        let bytes = Data(data)
+        if bytes.range(of: Data("<!DOCTYPE".utf8)) != nil || bytes.range(of: Data("<!ENTITY".utf8)) != nil {
+            throw PinningError(.unreadableConfiguration, "a DTD or entity declaration is not allowed in network_security_config.xml")
+        }
+        let root = try XMLTree.parse(bytes)
+        guard root.name == "network-security-config" else {
+            throw PinningError(.malformedConfiguration, "expected <network-security-config> at the top, found <\(root.name)>")
+        }
+        var sets: [String: PinSet] = [:]
+        var order: [String] = []
+        var counter = 0
+        func visit(_ config: XMLTree, inherited: (pins: [SPKIPin], expiration: Date?)?, path: String) throws {
+            counter += 1
+            guard counter <= Self.maximumDomains else {
+                throw PinningError(.malformedConfiguration, "more than \(Self.maximumDomains) domain-configs", keyPath: path)
+            }
+            let pinSets = config.children.filter { $0.name == "pin-set" }
+            guard pinSets.count <= 1 else {
+                throw PinningError(.malformedConfiguration, "more than one <pin-set>", keyPath: path)
+            }
+            var own = inherited
+            if let pinSet = pinSets.first {
+                own = try Self.androidPins(pinSet, at: path + ".pin-set")
+            }
+            let domains = config.children.filter { $0.name == "domain" }
+            if domains.isEmpty {
+                throw PinningError(.malformedConfiguration, "a <domain-config> needs at least one <domain>", keyPath: path)
+            }
+            for (i, domain) in domains.enumerated() {
+                let domainPath = "\(path).domain[\(i)]"
+                let name = domain.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                let include: Bool
+                switch domain.attributes["includeSubdomains"] {
+                case nil, "false": include = false
+                case "true": include = true
+                case let other?:
+                    throw PinningError(.malformedConfiguration, "includeSubdomains must be true or false, not \(PinningError.quote(other))",
+                                       keyPath: domainPath)
+                }
+                guard let own, !own.pins.isEmpty else { continue }
+                do {
+                    let set = try PinSet(domain: name, pins: own.pins, includesSubdomains: include, expiration: own.expiration,
+                                         enforces: true, allowsSinglePin: true)
+                    if sets[set.domain] == nil { order.append(set.domain) }
+                    // Android: a later, more deeply nested mention of a domain wins.
+                    sets[set.domain] = set
+                } catch let error as PinningError {
+                    throw error.at(domainPath)
+                }
+            }
+            for (i, child) in config.children.filter({ $0.name == "domain-config" }).enumerated() {
+                try visit(child, inherited: own, path: "\(path).domain-config[\(i)]")
+            }
+        }
+        for (i, config) in root.children.filter({ $0.name == "domain-config" }).enumerated() {
+            try visit(config, inherited: nil, path: "network-security-config.domain-config[\(i)]")
+        }
+        try self.init(order.compactMap { sets[$0] })
+    }
+
+    private static func androidPins(_ element: XMLTree, at path: String) throws -> (pins: [SPKIPin], expiration: Date?) {
+        var expiration: Date?
+        if let text = element.attributes["expiration"] {
+            guard text.utf8.count == 10, let date = parseDate(text) else {
+                throw PinningError(.malformedConfiguration, "expiration is not a yyyy-MM-dd date: \(PinningError.quote(text))", keyPath: path)
+            }
+            expiration = date
+        }
+        let pinElements = element.children.filter { $0.name == "pin" }
+        guard pinElements.count <= PinSet.maximumPins else {
+            throw PinningError(.malformedConfiguration, "\(pinElements.count) pins; at most \(PinSet.maximumPins)", keyPath: path)
+        }
+        let pins = try pinElements.enumerated().map { i, pin in
+            let pinPath = "\(path).pin[\(i)]"
+            guard let digestName = pin.attributes["digest"] else {
+                throw PinningError(.malformedConfiguration, "missing attribute digest=\"SHA-256\"", keyPath: pinPath)
+            }
+            guard digestName == "SHA-256" else {
+                throw PinningError(.malformedPin, "digest \(PinningError.quote(digestName)) is not SHA-256, the only one Android defines",
+                                   keyPath: pinPath)
+            }
+            let text = pin.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty, let digest = Base64.decode(Array(text.utf8)) else {
+                throw PinningError(.malformedPin, "not base64: \(PinningError.quote(text))", keyPath: pinPath)
+            }
+            guard digest.count == 32 else {
+                throw PinningError(.malformedPin, "decodes to \(digest.count) bytes, a SHA-256 digest has 32: \(PinningError.quote(text))",
+                                   keyPath: pinPath)
+            }
+            return try SPKIPin(algorithm: .sha256, digest: digest)
+        }
+        return (pins, expiration)
+    }
+}
+
+/// A parsed XML element: name, attributes, text content and children.
+final class XMLTree {
+    let name: String
+    let attributes: [String: String]
+    var text = ""
+    var children: [XMLTree] = []
+
+    init(name: String, attributes: [String: String]) {
+        self.name = name
+        self.attributes = attributes
+    }
+
+    /// The deepest nesting accepted.
+    static let maximumDepth = 32
+
+    static func parse(_ data: Data) throws -> XMLTree {
+        let builder = Builder()
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        parser.delegate = builder
+        let ok = parser.parse()
+        if let problem = builder.problem { throw problem }
+        if ok, let open = builder.stack.last {
+            // Foundation's parser on Linux may report success for a document that ends early.
+            throw PinningError(.unreadableConfiguration, "not well-formed XML: <\(open.name)> is not closed")
+        }
+        guard ok, let root = builder.root else {
+            let line = parser.lineNumber
+            let reason = parser.parserError.map { String(describing: $0).prefix(120) } ?? "no element"
+            throw PinningError(.unreadableConfiguration, "not well-formed XML at line \(line) (\(reason))")
+        }
+        return root
+    }
+
+    private final class Builder: NSObject, XMLParserDelegate {
+        var root: XMLTree?
+        var stack: [XMLTree] = []
+        var problem: PinningError?
+        var elements = 0
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            elements += 1
+            guard stack.count < XMLTree.maximumDepth, elements <= 100_000 else {
+                problem = PinningError(.unreadableConfiguration, "the XML is nested too deeply or has too many elements")
+                parser.abortParsing()
+                return
+            }
+            let element = XMLTree(name: name, attributes: attributes)
+            if let parent = stack.last { parent.children.append(element) } else { root = element }
+            stack.append(element)
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            guard let open = stack.popLast(), open.name == name else {
+                problem = problem ?? PinningError(.unreadableConfiguration,
+                    "not well-formed XML at line \(parser.lineNumber): </\(name)> does not close <\(stack.last?.name ?? "")>")
+                parser.abortParsing()
+                return
+            }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.text += string
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA block: Data) {
+            stack.last?.text += String(decoding: block, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// TrustKit's configuration: the `TSKConfiguration` dictionary of an app's Info.plist.
+///
+/// Read: `TSKPinnedDomains` → per domain `TSKPublicKeyHashes` (base64 SHA-256 SPKI digests, at
+/// least two, as TrustKit requires), `TSKIncludeSubdomains`, `TSKEnforcePinning` (default true),
+/// `TSKExpirationDate` (`yyyy-MM-dd`), `TSKReportUris`, `TSKExcludeSubdomainFromParentPolicy`.
+/// Keys that only concern TrustKit's iOS machinery (`TSKSwizzleNetworkDelegates`,
+/// `TSKIgnorePinningForUserDefinedTrustAnchors`, `TSKDisableDefaultReportUri`,
+/// `TSKPublicKeyAlgorithms`) are accepted and ignored; any other key is an error.
+extension PinningConfiguration {
+    /// Parses an Info.plist holding `TSKConfiguration`, or a plist that is that dictionary itself
+    /// (XML or binary).
+    ///
+    /// - Throws: ``PinningError`` with the key path, e.g.
+    ///   `TSKPinnedDomains["example.com"].TSKPublicKeyHashes[0]: not base64: "…"`.
+    public init(trustKitInfoPlist data: some Collection<UInt8>) throws {
+        guard data.count <= Self.maximumDocumentBytes else {
+            throw PinningError(.unreadableConfiguration, "\(data.count) bytes; a configuration is at most \(Self.maximumDocumentBytes)")
+        }
+        let plist: Any
+        do {
+            plist = try PropertyListSerialization.propertyList(from: Data(data), options: [], format: nil)
+        } catch {
+            throw PinningError(.unreadableConfiguration, "not a property list: \(String(describing: error).prefix(160))")
+        }
+        guard var root = plist as? [String: Any] else {
+            throw PinningError(.malformedConfiguration, "expected a dictionary at the top of the property list")
+        }
+        var prefix = ""
+        if let inner = root["TSKConfiguration"] {
+            guard let dict = inner as? [String: Any] else {
+                throw PinningError(.malformedConfiguration, "expected a dictionary, found \(Self.plistKind(inner))", keyPath: "TSKConfiguration")
+            }
+            root = dict
+            prefix = "TSKConfiguration."
+        } else if root["TSKPinnedDomains"] == nil {
+            throw PinningError(.malformedConfiguration, "no TSKConfiguration dictionary (nor TSKPinnedDomains) in the property list")
+        }
+        let ignoredTop: Set<String> = ["TSKSwizzleNetworkDelegates", "TSKIgnorePinningForUserDefinedTrustAnchors"]
+        if let unknown = root.keys.sorted().first(where: { $0 != "TSKPinnedDomains" && !ignoredTop.contains($0) }) {
+            throw PinningError(.malformedConfiguration, "unknown key \(PinningError.quote(unknown))", keyPath: String(prefix.dropLast()))
+        }
+        guard let domainsValue = root["TSKPinnedDomains"] else {
+            throw PinningError(.malformedConfiguration, "missing key \"TSKPinnedDomains\"", keyPath: String(prefix.dropLast()))
+        }
+        let domainsPath = prefix + "TSKPinnedDomains"
+        guard let domains = domainsValue as? [String: Any] else {
+            throw PinningError(.malformedConfiguration, "expected a dictionary, found \(Self.plistKind(domainsValue))", keyPath: domainsPath)
+        }
+        guard domains.count <= Self.maximumDomains else {
+            throw PinningError(.malformedConfiguration, "\(domains.count) domains; at most \(Self.maximumDomains)", keyPath: domainsPath)
+        }
+        var sets: [PinSet] = []
+        for name in domains.keys.sorted() {
+            sets.append(try Self.trustKitPinSet(name, domains[name]!, at: "\(domainsPath)[\(PinningError.quote(name))]"))
+        }
+        do { try self.init(sets) } catch let error as PinningError { throw error.at(domainsPath) }
+    }
+
+    private static func trustKitPinSet(_ domain: String, _ value: Any, at path: String) throws -> PinSet {
+        guard let entry = value as? [String: Any] else {
+            throw PinningError(.malformedConfiguration, "expected a dictionary, found \(plistKind(value))", keyPath: path)
+        }
+        let known: Set<String> = [
+            "TSKPublicKeyHashes", "TSKIncludeSubdomains", "TSKEnforcePinning", "TSKExpirationDate", "TSKReportUris",
+            "TSKExcludeSubdomainFromParentPolicy", "TSKDisableDefaultReportUri", "TSKPublicKeyAlgorithms",
+        ]
+        if let unknown = entry.keys.sorted().first(where: { !known.contains($0) }) {
+            throw PinningError(.malformedConfiguration, "unknown key \(PinningError.quote(unknown))", keyPath: path)
+        }
+        func bool(_ key: String, default value: Bool) throws -> Bool {
+            guard let raw = entry[key] else { return value }
+            guard let b = Self.plistBool(raw) else {
+                throw PinningError(.malformedConfiguration, "expected a boolean, found \(plistKind(raw))", keyPath: "\(path).\(key)")
+            }
+            return b
+        }
+        func strings(_ key: String, limit: Int) throws -> [String] {
+            guard let raw = entry[key] else { return [] }
+            guard let array = raw as? [Any] else {
+                throw PinningError(.malformedConfiguration, "expected an array, found \(plistKind(raw))", keyPath: "\(path).\(key)")
+            }
+            guard array.count <= limit else {
+                throw PinningError(.malformedConfiguration, "\(array.count) entries; at most \(limit)", keyPath: "\(path).\(key)")
+            }
+            return try array.enumerated().map { i, item in
+                guard let s = item as? String else {
+                    throw PinningError(.malformedConfiguration, "expected a string, found \(plistKind(item))", keyPath: "\(path).\(key)[\(i)]")
+                }
+                return s
+            }
+        }
+        do {
+            if try bool("TSKExcludeSubdomainFromParentPolicy", default: false) { return try PinSet.excluded(domain: domain) }
+            let hashes = try strings("TSKPublicKeyHashes", limit: PinSet.maximumPins)
+            guard entry["TSKPublicKeyHashes"] != nil else {
+                throw PinningError(.malformedConfiguration, "missing key \"TSKPublicKeyHashes\"", keyPath: path)
+            }
+            let pins = try hashes.enumerated().map { i, text in
+                guard let digest = Base64.decode(Array(text.utf8)), !text.isEmpty else {
+                    throw PinningError(.malformedPin, "not base64: \(PinningError.quote(text))", keyPath: "\(path).TSKPublicKeyHashes[\(i)]")
+                }
+                guard digest.count == 32 else {
+                    throw PinningError(.malformedPin, "decodes to \(digest.count) bytes, a SHA-256 digest has 32: \(PinningError.quote(text))",
+                                       keyPath: "\(path).TSKPublicKeyHashes[\(i)]")
+                }
+                return try SPKIPin(algorithm: .sha256, digest: digest)
+            }
+            var expiration: Date?
+            if let raw = entry["TSKExpirationDate"] {
+                guard let text = raw as? String, text.utf8.count == 10, let date = parseDate(text) else {
+                    throw PinningError(.malformedConfiguration, "expected a yyyy-MM-dd date, found \(plistKind(raw))", keyPath: "\(path).TSKExpirationDate")
+                }
+                expiration = date
+            }
+            let reports = try strings("TSKReportUris", limit: 16).enumerated().map { i, text in
+                guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                    throw PinningError(.malformedConfiguration, "not an http(s) URL: \(PinningError.quote(text))", keyPath: "\(path).TSKReportUris[\(i)]")
+                }
+                return url
+            }
+            return try PinSet(
+                domain: domain, pins: pins, includesSubdomains: try bool("TSKIncludeSubdomains", default: false),
+                expiration: expiration, enforces: try bool("TSKEnforcePinning", default: true), reportURIs: reports)
+        } catch let error as PinningError where error.keyPath.isEmpty {
+            throw error.at(path)
+        }
+    }
+
+    /// A plist boolean, and only that: `<integer>1</integer>` is not `<true/>`.
+    static func plistBool(_ value: Any) -> Bool? {
+        if let b = value as? Bool, type(of: value) == Bool.self { return b }
+        if let n = value as? NSNumber, type(of: value) != Bool.self {
+            let kind = String(cString: n.objCType)
+            return kind == "c" || kind == "B" ? n.boolValue : nil
+        }
+        return nil
+    }
+
+    static func plistKind(_ value: Any) -> String {
+        if plistBool(value) != nil { return "a boolean" }
+        switch value {
+        case let s as String: return "a string \(PinningError.quote(s, limit: 40))"
+        case is Int, is Double, is NSNumber: return "a number"
+        case is [Any]: return "an array"
+        case is [String: Any]: return "a dictionary"
+        case is Data: return "data"
+        case is Date: return "a date"
+        default: return "a value of another type"
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import TLSTrust
+
+/// `tlstrust lint`: checks a pinning configuration file (exit 0 clean, 1 warnings, 2 unreadable).
+struct LintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check a pinning configuration (exit 0 clean, 1 warnings, 2 unreadable or invalid).",
+        discussion: """
+            Reads the JSON format, a TrustKit Info.plist or an Android network_security_config.xml \
+            (recognised by content, or --format). Warns about a single pin while enforcing and an expired \
+            pin set; with --chain DOMAIN=FILE, also about pins that all match the domain's current chain \
+            (no real backup) and whole-certificate hashes given as SPKI pins.
+            """
+    )
+
+    @Argument(help: "The configuration file.")
+    var file: String
+
+    @Option(help: "json, trustkit or android (default: recognised by content).")
+    var format: ConfigurationFile.Format?
+
+    @Option(help: ArgumentHelp("The chain a domain serves now, leaf first (PEM bundle); repeatable.", valueName: "domain=file"))
+    var chain: [String] = []
+
+    @Option(help: "Judge expiry as of this time (integer Unix seconds) instead of now.")
+    var time: Int64?
+
+    func run() throws {
+        let configuration: PinningConfiguration
+        do {
+            configuration = try ConfigurationFile.read(file, format: format)
+        } catch let error as PinningError {
+            throw TLSTrustError(.invalidArgument, error.message)
+        }
+        var chains: [String: [Certificate]] = [:]
+        for entry in chain {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex else {
+                throw TLSTrustError(.invalidArgument, "--chain takes DOMAIN=FILE, not \(entry)")
+            }
+            chains[String(entry[..<equals])] = try InputFiles.certificates(String(entry[entry.index(after: equals)...]))
+        }
+        let date = time.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
+        let warnings = configuration.lint(chains: chains, at: date)
+        for warning in warnings {
+            print("warning: \(warning)".terminalSafe)
+        }
+        let count = configuration.pinSets.count
+        if warnings.isEmpty {
+            print("ok: \(count) domain\(count == 1 ? "" : "s"), no warnings")
+        } else {
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import TLSTrust
+
+/// `evaluate`'s rules on top of validation: `--pin`, `--config`, and AFSecurityPolicy's modes.
+///
+/// Each rule given must pass; the first that refuses is named in the verdict line.
+struct PinningOptions: ParsableArguments {
+    @Option(name: .customLong("pin"),
+            help: ArgumentHelp("An SPKI pin sha256/BASE64 (or sha384/, sha512/) that must match a certificate of the validated chain; repeatable: any one must match.",
+                               valueName: "pin"))
+    var pins: [String] = []
+
+    @Option(help: ArgumentHelp("A pinning configuration (JSON, TrustKit Info.plist or Android network_security_config.xml); the set for --hostname applies.",
+                               valueName: "file"))
+    var config: String?
+
+    @Option(name: .customLong("af-mode"), help: "Evaluate as AFNetworking's AFSecurityPolicy with this pinning mode: none, public-key or certificate.")
+    var afMode: AFMode?
+
+    @Option(name: .customLong("af-pinned"),
+            help: ArgumentHelp("Pinned certificates for --af-mode: a PEM bundle, a DER file, or a directory (every .cer, .crt, .der); repeatable.",
+                               valueName: "file"))
+    var afPinned: [String] = []
+
+    @Flag(name: .customLong("af-allow-invalid"), help: "AFSecurityPolicy.allowInvalidCertificates = true.")
+    var afAllowInvalid = false
+
+    @Flag(name: .customLong("af-no-domain-validation"), help: "AFSecurityPolicy.validatesDomainName = false.")
+    var afNoDomainValidation = false
+
+    enum AFMode: String, ExpressibleByArgument, CaseIterable {
+        case none, publicKey = "public-key", certificate
+
+        var pinningMode: SecurityPolicy.PinningMode {
+            switch self {
+            case .none: .none
+            case .publicKey: .publicKey
+            case .certificate: .certificate
+            }
+        }
+    }
+
+    var isEmpty: Bool { pins.isEmpty && config == nil && afMode == nil }
+
+    func validate() throws {
+        if afMode == nil && (!afPinned.isEmpty || afAllowInvalid || afNoDomainValidation) {
+            throw ValidationError("--af-pinned, --af-allow-invalid and --af-no-domain-validation need --af-mode")
+        }
+    }
+
+    /// The parsed `--pin` values; a malformed one is bad usage (exit 2).
+    func parsedPins() throws -> [SPKIPin] {
+        try pins.map { text in
+            do { return try SPKIPin(text) } catch let error as PinningError {
+                throw TLSTrustError(.invalidArgument, "--pin: \(error.message)")
+            }
+        }
+    }
+
+    /// The `--config` file, in whichever of the three formats it is.
+    func configuration() throws -> PinningConfiguration? {
+        guard let config else { return nil }
+        do {
+            return try ConfigurationFile.read(config)
+        } catch let error as PinningError {
+            throw TLSTrustError(.invalidArgument, "--config \(error.message)")
+        }
+    }
+
+    /// The `SecurityPolicy` the `--af-*` options describe.
+    func securityPolicy() throws -> SecurityPolicy? {
+        guard let afMode else { return nil }
+        var pinned = Set<Certificate>()
+        for path in afPinned {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                pinned.formUnion(try SecurityPolicy.certificates(inDirectory: path))
+            } else {
+                pinned.formUnion(try InputFiles.certificates(path))
+            }
+        }
+        var policy = SecurityPolicy(pinningMode: afMode.pinningMode, pinnedCertificates: pinned)
+        policy.allowInvalidCertificates = afAllowInvalid
+        policy.validatesDomainName = !afNoDomainValidation
+        return policy
+    }
+}
+
+/// Reading a pinning configuration file of any supported format, recognised by its content.
+enum ConfigurationFile {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case json, trustkit, android
+    }
+
+    /// The format of `bytes`: JSON (`{`), an Android `<network-security-config>`, or a plist.
+    static func detect(_ bytes: [UInt8]) -> Format {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        let trimmed = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+        if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") { return .json }
+        if head.contains("<network-security-config") { return .android }
+        if head.contains("<plist") || head.hasPrefix("bplist") { return .trustkit }
+        return .json
+    }
+
+    static func read(_ path: String, format: Format? = nil) throws -> PinningConfiguration {
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFiles.bytes(path)
+        } catch let error as TLSTrustError {
+            throw PinningError(.unreadableConfiguration, error.message)
+        }
+        do {
+            switch format ?? detect(bytes) {
+            case .json: return try PinningConfiguration(json: bytes)
+            case .trustkit: return try PinningConfiguration(trustKitInfoPlist: bytes)
+            case .android: return try PinningConfiguration(androidNetworkSecurityConfig: bytes)
+            }
+        } catch let error as PinningError {
+            throw PinningError(error.code, error.problem, keyPath: error.keyPath.isEmpty ? path : "\(path): \(error.keyPath)")
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import TLSTrustTesting
+import Testing
+
+// The two Security samples of docs/porting.md's "`import Security` on Linux", verbatim (the test
+// below checks that), so the documentation cannot rot.
+
+#if canImport(Security)
+import Security
+
+/// The app's CA as the only anchor (a proxy's CA in the system store is refused).
+func isTrusted(chainDER: [Data], host: String, appCADER: Data) -> Bool {
+    let chain = chainDER.compactMap { SecCertificateCreateWithData(nil, $0 as CFData) }
+    guard let appCA = SecCertificateCreateWithData(nil, appCADER as CFData) else { return false }
+    var trust: SecTrust?
+    guard SecTrustCreateWithCertificates(chain as CFArray, SecPolicyCreateSSL(true, host as CFString), &trust) == errSecSuccess,
+          let trust else { return false }
+    SecTrustSetAnchorCertificates(trust, [appCA] as CFArray)
+    var error: CFError?
+    return SecTrustEvaluateWithError(trust, &error)
+}
+#endif
+
+import CommonCrypto
+import Security
+
+let rsa2048Header: [UInt8] = [0x30, 0x82, 0x01, 0x22, 0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86,
+                              0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00, 0x03, 0x82, 0x01, 0x0f, 0x00]
+
+func spkiSHA256(_ certificate: SecCertificate) -> Data? {
+    guard let key = SecCertificateCopyKey(certificate),
+          let raw = SecKeyCopyExternalRepresentation(key, nil) as Data? else { return nil }
+    let spki = rsa2048Header + [UInt8](raw)
+    var digest = [UInt8](repeating: 0, count: Int(CC_SHA256_DIGEST_LENGTH))
+    CC_SHA256(spki, CC_LONG(spki.count), &digest)
+    return Data(digest)
+}
+
+@Suite("docs/porting.md Security samples")
+struct PortingGuideSecuritySamplesTests {
+    @Test("The raw Security sample trusts the app's chain and refuses a proxy's")
+    func rawSecuritySample() throws {
+        let host = "api.example.com"
+        let app = try TestHierarchy.make(leafDNSNames: [host])
+        let proxy = try TestHierarchy.make(leafDNSNames: [host])
+        let appCA = Data(app.root.der)
+        #expect(isTrusted(chainDER: app.chain.map { Data($0.der) }, host: host, appCADER: appCA))
+        #expect(!isTrusted(chainDER: proxy.chain.map { Data($0.der) }, host: host, appCADER: appCA))
+    }
+
+    @Test("The TrustKit-style sample hashes the same SPKI as TLSTrust's pin")
+    func trustKitSample() throws {
+        var profile = CertificateProfile.leaf(commonName: "pin.example.com")
+        profile.keyType = .rsa(bits: 2048)
+        let leaf = try TestPKI.issue(profile, issuer: nil)
+        let certificate = try #require(SecCertificateCreateWithData(nil, Data(leaf.der) as CFData))
+        #expect(spkiSHA256(certificate) == Data(leaf.certificate.publicKey.sha256))
+    }
+
+    @Test func theSamplesAreVerbatimCopiesOfTheGuide() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let guide = try String(contentsOf: root.appendingPathComponent("docs/porting.md"), encoding: .utf8)
+        let section = try #require(guide.components(separatedBy: "## `import Security` on Linux").last?
+            .components(separatedBy: "## TLSTrust's own types").first)
+        let blocks = section.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        #expect(blocks.count == 3)
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        for block in blocks.dropFirst() {
+            #expect(source.contains(block), "docs/porting.md sample not found verbatim here:\n\(block)")
+        }
+    }
+}
