@@ -20,6 +20,8 @@ import TLSTrustTesting
 /// - `signature-floor/<backend>/<chain>`: the chain's two signature checks with imported keys.
 /// - `evaluate/<backend>/p256/system-store`, `prepare-anchors/<backend>/system-store`: against the
 ///   distribution's store plus the app's root, and the cold preparation of a native store.
+/// - `evaluate-cached-pinned/<backend>/<chain>`: `evaluate-cached` plus an SPKI pin check
+///   (`PublicKeysTrustEvaluator`), to see what pinning adds.
 /// - `core/spki-pin`: the pin of a key (SHA-256 + base64).
 ///
 /// Fixtures are minted once per process, before measurement. The process-wide cache switches are
@@ -78,6 +80,18 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
                 caches(parse: true, chains: true)
                 _ = evaluate(.core)
                 for _ in benchmark.scaledIterations { blackHole(evaluate(.core)) }
+            }
+
+            // An SPKI pin check on top (Alamofire's PublicKeysTrustEvaluator shape): the
+            // intermediate's key and a backup, in the steady state of evaluate-cached.
+            let pinned = PublicKeysTrustEvaluator(keys: [h.intermediate.certificate.publicKey, h.root.certificate.publicKey])
+            Benchmark("evaluate-cached-pinned/\(backend.name)/\(fixture.label)") { benchmark in
+                caches(parse: true, chains: true)
+                for _ in benchmark.scaledIterations {
+                    let chain = der.map { try! Certificate(derEncoded: $0) }
+                    let trust = Trust(certificates: chain, policies: [.ssl(hostname: host)], anchors: anchors)
+                    blackHole(try? pinned.evaluate(trust, forHost: host, using: backend))
+                }
             }
 
             let raw = try! backend.makeRawVerificationBenchmark(
