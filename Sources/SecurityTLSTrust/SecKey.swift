@@ -25,19 +25,8 @@ public final class SecKey: Hashable, Sendable, CustomStringConvertible {
         default:
             return nil
         }
-        guard let raw = Self.subjectPublicKeyBits(publicKey.subjectPublicKeyInfoDER) else { return nil }
         self.publicKey = publicKey
-        externalRepresentation = raw
-    }
-
-    /// The contents of the SPKI's subjectPublicKey BIT STRING, without its unused-bits byte.
-    private static func subjectPublicKeyBits(_ spki: [UInt8]) -> [UInt8]? {
-        var top = MiniDER(spki)
-        guard let sequence = top.next(tag: 0x30) else { return nil }
-        var fields = MiniDER(spki, sequence.contents)
-        guard fields.next(tag: 0x30) != nil, let bits = fields.next(tag: 0x03),
-              bits.contents.count >= 1, spki[bits.contents.lowerBound] == 0 else { return nil }
-        return Array(spki[(bits.contents.lowerBound + 1)..<bits.contents.upperBound])
+        externalRepresentation = Array(publicKey.subjectPublicKeyBytes)
     }
 
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool { lhs.publicKey == rhs.publicKey }

@@ -49,7 +49,6 @@ struct ParsedCertificate: Sendable {
         guard certFields.isAtEnd else { throw DERError(description: "extra fields after signatureValue") }
         tbsRange = tbs.encoded
         signatureRange = signature.range
-        signatureScheme = SignatureScheme(algorithmIdentifier: der, node: outerAlgorithm)
 
         var t = DERReader(der, contentsOf: tbs)
         if let explicitVersion = try t.readOptional(DERTag.contextSpecific(0, constructed: true)) {
@@ -63,10 +62,13 @@ struct ParsedCertificate: Sendable {
         serialNumber = Array(der[serial.contents])
 
         let innerAlgorithm = try t.read(DERTag.sequence, "signature AlgorithmIdentifier")
-        guard der[innerAlgorithm.encoded] == der[outerAlgorithm.encoded] else {
+        guard der[innerAlgorithm.encoded] == der[outerAlgorithm.encoded]
+                || SignatureScheme.areEquivalentRSAIdentifiers(der, innerAlgorithm, outerAlgorithm) else {
             throw DERError(description: "inner and outer signature algorithms differ")
         }
-        var alg = DERReader(der, contentsOf: outerAlgorithm)
+        // The scheme comes from the signed (inner) identifier: the outer one is not covered by the signature.
+        signatureScheme = SignatureScheme(algorithmIdentifier: der, node: innerAlgorithm)
+        var alg = DERReader(der, contentsOf: innerAlgorithm)
         signatureAlgorithm = SignatureAlgorithm(oid: try alg.read(DERTag.objectIdentifier, "algorithm OID").objectIdentifier(in: der))
 
         issuer = try DistinguishedName(bytes: der, node: try t.read(DERTag.sequence, "issuer Name"))

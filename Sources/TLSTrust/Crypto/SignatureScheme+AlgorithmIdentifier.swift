@@ -3,7 +3,9 @@ extension SignatureScheme {
     /// (RFC 4055, RFC 5758, RFC 8410, CA/B Forum BR §7.1.3.2); anything else gives nil, which the
     /// engine reports as a forbidden algorithm.
     ///
-    /// - RSA PKCS#1 v1.5: parameters NULL.
+    /// - RSA PKCS#1 v1.5: parameters NULL or absent (RFC 4055 asks for NULL; absent parameters are
+    ///   common in older certificates and accepted by Apple, Go and BoringSSL — harmless, as the
+    ///   OID alone fixes the algorithm).
     /// - RSA-PSS: hash SHA-256/384/512, MGF1 with the same hash, salt length equal to the hash
     ///   length, trailer field 1.
     /// - ECDSA and Ed25519: parameters absent.
@@ -15,9 +17,9 @@ extension SignatureScheme {
         guard r.isAtEnd else { return nil }
         func isNull(_ n: DERNode?) -> Bool { n.map { $0.identifier == DERTag.null && $0.contents.isEmpty } ?? false }
         switch oid {
-        case "1.2.840.113549.1.1.11": guard isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha256)
-        case "1.2.840.113549.1.1.12": guard isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha384)
-        case "1.2.840.113549.1.1.13": guard isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha512)
+        case "1.2.840.113549.1.1.11": guard params == nil || isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha256)
+        case "1.2.840.113549.1.1.12": guard params == nil || isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha384)
+        case "1.2.840.113549.1.1.13": guard params == nil || isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha512)
         case "1.2.840.10045.4.3.2": guard params == nil else { return nil }; self = .ecdsa(.sha256)
         case "1.2.840.10045.4.3.3": guard params == nil else { return nil }; self = .ecdsa(.sha384)
         case "1.2.840.10045.4.3.4": guard params == nil else { return nil }; self = .ecdsa(.sha512)
@@ -28,6 +30,27 @@ extension SignatureScheme {
         default:
             return nil
         }
+    }
+
+    /// RSA PKCS#1 v1.5 OIDs (md2, md5, sha1, sha224, sha256, sha384, sha512 with RSA).
+    static let rsaPKCS1OIDs: Set<String> = [
+        "1.2.840.113549.1.1.2", "1.2.840.113549.1.1.4", "1.2.840.113549.1.1.5", "1.2.840.113549.1.1.14",
+        "1.2.840.113549.1.1.11", "1.2.840.113549.1.1.12", "1.2.840.113549.1.1.13",
+    ]
+
+    /// Whether two AlgorithmIdentifiers name the same RSA PKCS#1 v1.5 algorithm and differ only in
+    /// absent versus NULL parameters — the one inner/outer mismatch a certificate may carry and
+    /// still be read (as Apple's Security framework reads it). Every other difference is an error.
+    static func areEquivalentRSAIdentifiers(_ der: [UInt8], _ a: DERNode, _ b: DERNode) -> Bool {
+        func parts(_ node: DERNode) -> (oid: String, paramsAbsentOrNull: Bool)? {
+            var r = DERReader(der, contentsOf: node)
+            guard let oid = try? r.read(DERTag.objectIdentifier, "algorithm").objectIdentifier(in: der) else { return nil }
+            if r.isAtEnd { return (oid, true) }
+            guard let p = try? r.readAny(), r.isAtEnd else { return nil }
+            return (oid, p.identifier == DERTag.null && p.contents.isEmpty)
+        }
+        guard let x = parts(a), let y = parts(b) else { return false }
+        return x.oid == y.oid && rsaPKCS1OIDs.contains(x.oid) && x.paramsAbsentOrNull && y.paramsAbsentOrNull
     }
 
     private static let digestOIDs: [String: DigestAlgorithm] = [

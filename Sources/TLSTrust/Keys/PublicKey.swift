@@ -28,6 +28,13 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// The DER encoding of the SubjectPublicKeyInfo.
     public let subjectPublicKeyInfoDER: [UInt8]
     public let algorithm: Algorithm
+    /// Where the subjectPublicKey BIT STRING's bytes (after its unused-bits octet) lie in the DER.
+    private let keyBitsRange: Range<Int>
+
+    /// The subjectPublicKey itself, without the SPKI's algorithm header: the PKCS#1 RSAPublicKey for
+    /// RSA, the X9.63 point (`04‖X‖Y`) for EC, the raw 32 bytes for Ed25519 — what Apple's
+    /// `SecKeyCopyExternalRepresentation` returns for RSA and EC public keys.
+    public var subjectPublicKeyBytes: ArraySlice<UInt8> { subjectPublicKeyInfoDER[keyBitsRange] }
 
     /// Parses a DER SubjectPublicKeyInfo (the body of a `-----BEGIN PUBLIC KEY-----` file).
     ///
@@ -48,6 +55,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         var r = DERReader(bytes, contentsOf: node)
         let algorithmID = try r.read(DERTag.sequence, "AlgorithmIdentifier")
         let keyBits = try r.read(DERTag.bitString, "subjectPublicKey").bitStringBytes(in: bytes)
+        keyBitsRange = (keyBits.range.lowerBound - node.encoded.lowerBound)..<(keyBits.range.upperBound - node.encoded.lowerBound)
         guard r.isAtEnd else { throw DERError(description: "extra fields in SubjectPublicKeyInfo") }
         var a = DERReader(bytes, contentsOf: algorithmID)
         let oid = try a.read(DERTag.objectIdentifier, "key algorithm").objectIdentifier(in: bytes)
