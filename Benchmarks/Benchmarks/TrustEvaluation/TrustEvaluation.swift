@@ -6,17 +6,32 @@ import TLSTrustMbedTLS
 import TLSTrustOpenSSL
 import TLSTrustTesting
 
-/// The hot handshake path: a peer's chain arrives as DER, is parsed, and is evaluated against a
-/// long-lived anchor set (the app's CA, or the ~140-certificate system store).
+/// The hot handshake path, per backend and chain (issue 11): the peer's chain arrives as DER and is
+/// evaluated against a long-lived anchor set. The same operations as `tlstrust bench`, with
+/// ordo-one/benchmark's percentiles and allocation counts:
 ///
-/// Fixtures are minted once per process, before measurement; anchor stores are prepared by a
-/// warm-up evaluation, as they are in a running app after its first handshake.
+/// - `parse/<chain>`: the core parses the presented chain (leaf + intermediate), parse cache off.
+/// - `evaluate/<backend>/<chain>`: parse + engine evaluation from DER; nothing reused between
+///   iterations but the prepared anchors (and library keys of CA certificates, as in a running app).
+/// - `evaluate-native/<backend>/<chain>`: parse + the library's own verifier through TLSTrust.
+/// - `evaluate-cached/<backend>/<chain>`: parse + evaluation of a chain verified before (parse
+///   cache and verified-chain cache answer).
+/// - `raw-c/<backend>/<chain>`: the library alone from DER (`RawVerificationBenchmark.verifyFromDER`).
+/// - `signature-floor/<backend>/<chain>`: the chain's two signature checks with imported keys.
+/// - `evaluate/<backend>/p256/system-store`, `prepare-anchors/<backend>/system-store`: against the
+///   distribution's store plus the app's root, and the cold preparation of a native store.
+/// - `evaluate-cached-pinned/<backend>/<chain>`: `evaluate-cached` plus an SPKI pin check
+///   (`PublicKeysTrustEvaluator`), to see what pinning adds.
+/// - `core/spki-pin`: the pin of a key (SHA-256 + base64).
+///
+/// Fixtures are minted once per process, before measurement. The process-wide cache switches are
+/// set inside each benchmark's closure, before its loop.
 nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
     let backends: [any TrustBackend] = [OpenSSLTrustBackend(), GnuTLSTrustBackend(), MbedTLSTrustBackend()]
     let host = "www.example.com"
     let fixtures: [(label: String, hierarchy: TestHierarchy)] = [
-        ("ecdsa-p256", try! TestHierarchy.make(keyAlgorithm: .ecdsaP256)),
-        ("rsa-2048", try! TestHierarchy.make(keyAlgorithm: .rsa2048)),
+        ("rsa2048", try! TestHierarchy.make(keyAlgorithm: .rsa2048)),
+        ("p256", try! TestHierarchy.make(keyAlgorithm: .ecdsaP256)),
     ]
 
     Benchmark.defaultConfiguration = .init(
@@ -25,47 +40,89 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         maxIterations: 100_000
     )
 
+    func caches(parse: Bool, chains: Bool) {
+        CertificateParseCache.isEnabled = parse
+        VerifiedChainCache.isEnabled = chains
+    }
+
+    for fixture in fixtures {
+        let der = fixture.hierarchy.chain.map(\.der)
+        Benchmark("parse/\(fixture.label)") { benchmark in
+            caches(parse: false, chains: false)
+            for _ in benchmark.scaledIterations {
+                blackHole(try! der.map { try Certificate(derEncoded: $0) })
+            }
+        }
+    }
+
     for backend in backends {
         for fixture in fixtures {
             let h = fixture.hierarchy
-            let chainDER = h.chain.map(\.der)
+            let der = h.chain.map(\.der)
             let anchors = TrustAnchors.only(h.anchors.certificates)
-            _ = Trust(certificates: h.chain.certificates, anchors: anchors).evaluate(using: backend)
+            func evaluate(_ engine: TrustEngine) -> Bool {
+                let chain = der.map { try! Certificate(derEncoded: $0) }
+                var trust = Trust(certificates: chain, policies: [.ssl(hostname: host)], anchors: anchors)
+                trust.engine = engine
+                return trust.evaluate(using: backend).isTrusted
+            }
+            precondition(evaluate(.core) && evaluate(.native), "\(backend.name) \(fixture.label): the fixture must be trusted")
 
-            // Full per-handshake work: parse the presented DER, evaluate with host + purpose.
-            Benchmark("evaluate/\(backend.name)/\(fixture.label)/app-ca") { benchmark in
+            Benchmark("evaluate/\(backend.name)/\(fixture.label)") { benchmark in
+                caches(parse: false, chains: false)
+                for _ in benchmark.scaledIterations { blackHole(evaluate(.core)) }
+            }
+            Benchmark("evaluate-native/\(backend.name)/\(fixture.label)") { benchmark in
+                caches(parse: false, chains: false)
+                for _ in benchmark.scaledIterations { blackHole(evaluate(.native)) }
+            }
+            Benchmark("evaluate-cached/\(backend.name)/\(fixture.label)") { benchmark in
+                caches(parse: true, chains: true)
+                _ = evaluate(.core)
+                for _ in benchmark.scaledIterations { blackHole(evaluate(.core)) }
+            }
+
+            // An SPKI pin check on top (Alamofire's PublicKeysTrustEvaluator shape): the
+            // intermediate's key and a backup, in the steady state of evaluate-cached.
+            let pinned = PublicKeysTrustEvaluator(keys: [h.intermediate.certificate.publicKey, h.root.certificate.publicKey])
+            Benchmark("evaluate-cached-pinned/\(backend.name)/\(fixture.label)") { benchmark in
+                caches(parse: true, chains: true)
                 for _ in benchmark.scaledIterations {
-                    let chain = chainDER.map { try! Certificate(derEncoded: $0) }
+                    let chain = der.map { try! Certificate(derEncoded: $0) }
                     let trust = Trust(certificates: chain, policies: [.ssl(hostname: host)], anchors: anchors)
-                    blackHole(trust.evaluate(using: backend).isTrusted)
+                    blackHole(try? pinned.evaluate(trust, forHost: host, using: backend))
                 }
+            }
+
+            let raw = try! backend.makeRawVerificationBenchmark(
+                leaf: h.leaf.certificate, intermediates: [h.intermediate.certificate],
+                anchor: h.root.certificate, hostname: host)!
+            precondition(raw.verifyFromDER() && raw.verifySignatures(), "\(backend.name) \(fixture.label): raw verification")
+            Benchmark("raw-c/\(backend.name)/\(fixture.label)") { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(raw.verifyFromDER()) }
+            }
+            Benchmark("signature-floor/\(backend.name)/\(fixture.label)") { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(raw.verifySignatures()) }
             }
         }
 
         // Against the system store plus the app's root: the store is prepared once and cached.
-        let h = fixtures[0].hierarchy
+        let h = fixtures[1].hierarchy
         let bundle = FileManager.default.temporaryDirectory.appendingPathComponent("tlstrust-bench-\(backend.name).pem")
         let system = SystemTrustStore.current.certificates().map(\.pemEncoded).joined() + h.root.pem
         try! Data(system.utf8).write(to: bundle)
         let systemAnchors = TrustAnchors([], includingSystemStore: true, systemStore: SystemTrustStore(files: [bundle.path]))
-        _ = Trust(certificates: h.chain.certificates, anchors: systemAnchors).evaluate(using: backend)
-        Benchmark("evaluate/\(backend.name)/ecdsa-p256/system-store") { benchmark in
+        let der = h.chain.map(\.der)
+        Benchmark("evaluate/\(backend.name)/p256/system-store") { benchmark in
+            caches(parse: false, chains: false)
             for _ in benchmark.scaledIterations {
-                let trust = Trust(certificates: h.chain.certificates, policies: [.ssl(hostname: host)], anchors: systemAnchors)
+                let chain = der.map { try! Certificate(derEncoded: $0) }
+                let trust = Trust(certificates: chain, policies: [.ssl(hostname: host)], anchors: systemAnchors)
                 blackHole(trust.evaluate(using: backend).isTrusted)
             }
         }
 
-        // A refused chain (wrong host) costs what a trusted one does, plus failure reporting.
-        let refused = TrustAnchors.only(h.anchors.certificates)
-        Benchmark("evaluate/\(backend.name)/ecdsa-p256/refused-wrong-host") { benchmark in
-            for _ in benchmark.scaledIterations {
-                let trust = Trust(certificates: h.chain.certificates, policies: [.ssl(hostname: "evil.example.net")], anchors: refused)
-                blackHole(trust.evaluate(using: backend).isTrusted)
-            }
-        }
-
-        // The cold path: preparing an anchor store from the whole system store.
+        // The cold path of the native verifier: turning the system store into a library store.
         let systemCertificates = SystemTrustStore.current.certificates()
         Benchmark("prepare-anchors/\(backend.name)/system-store", configuration: .init(maxIterations: 200)) { benchmark in
             for _ in benchmark.scaledIterations {
@@ -74,14 +131,7 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // Core-only work on the hot path, backend independent.
-    let leafDER = fixtures[0].hierarchy.leaf.der
-    Benchmark("core/parse-certificate") { benchmark in
-        for _ in benchmark.scaledIterations {
-            blackHole(try! Certificate(derEncoded: leafDER))
-        }
-    }
-    let leaf = fixtures[0].hierarchy.leaf.certificate
+    let leaf = fixtures[1].hierarchy.leaf.certificate
     Benchmark("core/spki-pin") { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(leaf.publicKey.pin)

@@ -18,11 +18,14 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Shared immutable storage, so copying a `Certificate` copies one reference.
     final class Storage: Sendable {
         let der: [UInt8]
+        /// SipHash of `der`, computed once: certificates are hashed on every evaluation.
+        let digest: Int
         let fields: ParsedCertificate
         /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
         let verificationKeys = Mutex<[String: any SignatureVerificationKey]>([:])
-        init(der: [UInt8], fields: ParsedCertificate) {
+        init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
             self.der = der
+            self.digest = digest
             self.fields = fields
         }
     }
@@ -31,14 +34,24 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses one DER-encoded certificate.
     ///
+    /// Bytes parsed recently are not parsed again: the earlier result is reused after a byte
+    /// comparison (``CertificateParseCache``), so the chain a server presents on every handshake
+    /// costs one parse per process.
+    ///
     /// - Throws: `TLSTrustError` with code `.malformedCertificate` when the bytes are not exactly one
     ///   well-formed X.509 certificate (trailing bytes included).
     public init(derEncoded: [UInt8]) throws {
+        let key = DERKey(derEncoded)
+        if let cached = CertificateParseCache.lookup(key) {
+            storage = cached
+            return
+        }
         do {
-            storage = Storage(der: derEncoded, fields: try ParsedCertificate(derEncoded))
+            storage = Storage(der: derEncoded, digest: key.digest, fields: try ParsedCertificate(derEncoded))
         } catch let error as DERError {
             throw TLSTrustError(.malformedCertificate, "malformed certificate DER: \(error.description)")
         }
+        CertificateParseCache.insert(storage, for: key)
     }
 
     /// Parses one DER-encoded certificate from any byte collection.
@@ -116,13 +129,14 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     /// The subject public key imported into `backend`'s library, imported on first use and kept
     /// with this certificate (and its copies), so that an intermediate or anchor seen on every
-    /// handshake is decoded by the library once.
+    /// handshake is decoded by the library once; a key already imported for another certificate
+    /// is reused (``VerificationKeyCache``).
     ///
     /// - Throws: what ``TrustBackend/importPublicKey(_:)`` throws; failures are not cached.
     public func verificationKey(for backend: some TrustBackend) throws -> any SignatureVerificationKey {
         let name = backend.name
         if let key = storage.verificationKeys.withLock({ $0[name] }) { return key }
-        let key = try backend.importPublicKey(publicKey)
+        let key = try VerificationKeyCache.key(for: publicKey, backend: backend)
         return storage.verificationKeys.withLock { keys in
             if let existing = keys[name] { return existing }
             keys[name] = key
@@ -141,10 +155,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     public static func == (lhs: Certificate, rhs: Certificate) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.der == rhs.storage.der
+        lhs.storage === rhs.storage || (lhs.storage.digest == rhs.storage.digest && lhs.storage.der == rhs.storage.der)
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage.der) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.digest) }
 }
 
 /// The basicConstraints extension (RFC 5280 §4.2.1.9).

@@ -29,6 +29,7 @@ public struct NormalizedName: Sendable, Hashable {
         /// RFC 4518-style preparation, reduced to what certificates need: case fold, trim,
         /// collapse whitespace.
         static func fold(_ s: String) -> String {
+            if let ascii = foldASCII(s) { return ascii }
             var out = ""
             var pendingSpace = false
             for ch in s.lowercased() {
@@ -43,10 +44,55 @@ public struct NormalizedName: Sendable, Hashable {
             return out
         }
 
+        /// `fold` for a string that is all ASCII (nearly every name), byte by byte: the same result
+        /// as the general path (ASCII letters lowered; tab, LF, VT, FF, CR and space are the ASCII
+        /// characters `Character.isWhitespace` accepts), without grapheme breaking. Nil otherwise.
+        static func foldASCII(_ s: String) -> String? {
+            var s = s
+            return s.withUTF8 { bytes -> String? in
+                var needsWork = false
+                for b in bytes {
+                    if b >= 0x80 { return nil }
+                    if (b >= 0x41 && b <= 0x5A) || (b >= 0x09 && b <= 0x0D) || b == 0x20 { needsWork = true }
+                }
+                if !needsWork { return nil }
+                return String(unsafeUninitializedCapacity: bytes.count) { out in
+                    var count = 0
+                    var pendingSpace = false
+                    for b in bytes {
+                        if (b >= 0x09 && b <= 0x0D) || b == 0x20 {
+                            pendingSpace = count > 0
+                            continue
+                        }
+                        if pendingSpace {
+                            out[count] = 0x20
+                            count += 1
+                        }
+                        pendingSpace = false
+                        out[count] = (b >= 0x41 && b <= 0x5A) ? b + 0x20 : b
+                        count += 1
+                    }
+                    return count
+                }
+            } ?? (s.utf8.allSatisfy { $0 < 0x80 } ? s : nil)
+        }
+
         static func < (a: Value, b: Value) -> Bool { (a.oid, a.text) < (b.oid, b.text) }
     }
 
     let rdns: [[Value]]
+    /// The hash of `rdns`, computed once: names are hashed on every issuer lookup.
+    private let cachedHash: Int
+
+    init(rdns: [[Value]]) {
+        self.rdns = rdns
+        var hasher = Hasher()
+        hasher.combine(rdns)
+        cachedHash = hasher.finalize()
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cachedHash == rhs.cachedHash && lhs.rdns == rhs.rdns }
+    public func hash(into hasher: inout Hasher) { hasher.combine(cachedHash) }
 
     /// True when the name has no attributes.
     var isEmpty: Bool { rdns.isEmpty }

@@ -121,8 +121,13 @@ struct DERReader {
 
 extension DERNode {
     /// The dotted-decimal form of an OBJECT IDENTIFIER.
+    ///
+    /// The OIDs certificates use again and again (attribute types, extensions, algorithms, key
+    /// purposes) come from a table of their encodings, as shared string constants: no arithmetic
+    /// and no allocation. Any other OID is decoded (and checked) arc by arc.
     func objectIdentifier(in bytes: [UInt8]) throws -> String {
         guard !contents.isEmpty else { throw DERError(description: "empty object identifier") }
+        if let known = KnownOID.lookup(bytes, contents) { return known }
         var arcs: [UInt64] = []
         var value: UInt64 = 0
         var inArc = false
@@ -139,16 +144,12 @@ extension DERNode {
         }
         guard !inArc else { throw DERError(description: "truncated OID") }
         let first = arcs[0]
-        var parts: [String]
-        if first < 40 {
-            parts = ["0", String(first)]
-        } else if first < 80 {
-            parts = ["1", String(first - 40)]
-        } else {
-            parts = ["2", String(first - 80)]
+        var text = first < 40 ? "0." + String(first) : first < 80 ? "1." + String(first - 40) : "2." + String(first - 80)
+        for arc in arcs.dropFirst() {
+            text += "."
+            text += String(arc)
         }
-        parts.append(contentsOf: arcs.dropFirst().map { String($0) })
-        return parts.joined(separator: ".")
+        return text
     }
 
     /// A BOOLEAN's value; DER allows only 0x00 and 0xFF.
@@ -176,5 +177,78 @@ extension DERNode {
         let unused = Int(bytes[contents.lowerBound])
         guard unused < 8 else { throw DERError(description: "bad BIT STRING padding") }
         return (unused, (contents.lowerBound + 1)..<contents.upperBound)
+    }
+}
+
+/// The OIDs seen in nearly every certificate, by their DER contents, so that reading one costs a
+/// table lookup (see `DERNode.objectIdentifier(in:)`).
+enum KnownOID {
+    /// Contents octets packed into two words plus the length: a key that needs no allocation.
+    struct Key: Hashable {
+        let low: UInt64
+        let high: UInt64
+        let count: Int
+    }
+
+    static func key(_ bytes: [UInt8], _ range: Range<Int>) -> Key? {
+        guard range.count <= 16 else { return nil }
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        for (offset, i) in range.enumerated() {
+            if offset < 8 { low |= UInt64(bytes[i]) << (8 * offset) } else { high |= UInt64(bytes[i]) << (8 * (offset - 8)) }
+        }
+        return Key(low: low, high: high, count: range.count)
+    }
+
+    static func lookup(_ bytes: [UInt8], _ range: Range<Int>) -> String? {
+        guard let key = key(bytes, range) else { return nil }
+        return table[key]
+    }
+
+    /// The dotted OIDs in the table.
+    static let dotted: [String] = [
+        // Attribute types (X.520, PKCS #9, RFC 4519).
+        "2.5.4.3", "2.5.4.4", "2.5.4.5", "2.5.4.6", "2.5.4.7", "2.5.4.8", "2.5.4.9", "2.5.4.10", "2.5.4.11",
+        "2.5.4.12", "2.5.4.17", "2.5.4.42", "2.5.4.43", "2.5.4.97", "1.2.840.113549.1.9.1",
+        "0.9.2342.19200300.100.1.25", "0.9.2342.19200300.100.1.1", "1.3.6.1.4.1.311.60.2.1.3", "2.5.4.15",
+        // Extensions.
+        "2.5.29.14", "2.5.29.15", "2.5.29.17", "2.5.29.18", "2.5.29.19", "2.5.29.30", "2.5.29.31", "2.5.29.32",
+        "2.5.29.35", "2.5.29.36", "2.5.29.37", "2.5.29.54", "1.3.6.1.5.5.7.1.1", "1.3.6.1.4.1.11129.2.4.2",
+        "1.3.6.1.5.5.7.1.24",
+        // Access methods, key purposes, policies.
+        "1.3.6.1.5.5.7.48.1", "1.3.6.1.5.5.7.48.2", "1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2",
+        "1.3.6.1.5.5.7.3.3", "1.3.6.1.5.5.7.3.4", "2.5.29.37.0", "2.5.29.32.0", "2.23.140.1.2.1",
+        "2.23.140.1.2.2", "2.23.140.1.1",
+        // Key and signature algorithms, curves.
+        "1.2.840.113549.1.1.1", "1.2.840.113549.1.1.10", "1.2.840.113549.1.1.11", "1.2.840.113549.1.1.12",
+        "1.2.840.113549.1.1.13", "1.2.840.113549.1.1.5", "1.2.840.113549.1.1.8", "1.2.840.10045.2.1",
+        "1.2.840.10045.4.3.2", "1.2.840.10045.4.3.3", "1.2.840.10045.4.3.4", "1.2.840.10045.3.1.7",
+        "1.3.132.0.34", "1.3.132.0.35", "1.3.101.112", "1.3.101.113", "2.16.840.1.101.3.4.2.1",
+        "2.16.840.1.101.3.4.2.2", "2.16.840.1.101.3.4.2.3",
+    ]
+
+    static let table: [Key: String] = {
+        var table: [Key: String] = [:]
+        for oid in dotted {
+            let encoded = encode(oid)
+            if let key = key(encoded, encoded.indices) { table[key] = oid }
+        }
+        return table
+    }()
+
+    /// The DER contents of a dotted OID (only for the table's own, well-formed entries).
+    static func encode(_ dotted: String) -> [UInt8] {
+        let arcs = dotted.split(separator: ".").map { UInt64($0)! }
+        var out: [UInt8] = []
+        for arc in [arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2) {
+            var groups: [UInt8] = [UInt8(arc & 0x7F)]
+            var rest = arc >> 7
+            while rest > 0 {
+                groups.append(UInt8(rest & 0x7F) | 0x80)
+                rest >>= 7
+            }
+            out += groups.reversed()
+        }
+        return out
     }
 }

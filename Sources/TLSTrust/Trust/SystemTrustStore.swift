@@ -53,14 +53,45 @@ public struct SystemTrustStore: Sendable, Hashable, CustomStringConvertible {
         return all.isEmpty ? "(no system trust store found)" : all.joined(separator: ", ")
     }
 
-    private static let cache = Mutex<[SystemTrustStore: [Certificate]]>([:])
+    /// One slot per location; a slot's lock is held while the store is read, so concurrent first
+    /// callers wait for one load instead of each reading the store.
+    private final class Slot: Sendable {
+        let certificates = Mutex<[Certificate]?>(nil)
+    }
 
-    /// The certificates in the store, parsed once per location for the life of the process.
+    private static let slots = Mutex<[SystemTrustStore: Slot]>([:])
+
+    /// The certificates in the store, read and parsed once per location for the life of the
+    /// process (callers that arrive during the first read wait for it).
     ///
     /// Fails closed: an unreadable file or a malformed entry contributes no anchor (it is skipped,
     /// never trusted); a store that cannot be found is empty, so nothing chains to it.
     public func certificates() -> [Certificate] {
-        if let cached = Self.cache.withLock({ $0[self] }) { return cached }
+        let slot = Self.slots.withLock { slots in
+            if let slot = slots[self] { return slot }
+            let slot = Slot()
+            slots[self] = slot
+            return slot
+        }
+        return slot.certificates.withLock { loaded in
+            if let loaded { return loaded }
+            let read = load()
+            loaded = read
+            return read
+        }
+    }
+
+    /// Reads the store now, on a background thread, so that the first evaluation against it does
+    /// not wait for the read (or waits only for what is left of it). Returns at once.
+    ///
+    /// ```swift
+    /// SystemTrustStore.current.warmUpInBackground()   // at launch, long before the first handshake
+    /// ```
+    public func warmUpInBackground() {
+        Thread.detachNewThread { _ = TrustAnchors([], includingSystemStore: true, systemStore: self).prepareForEngine() }
+    }
+
+    private func load() -> [Certificate] {
         var seen = Set<Certificate>()
         var result: [Certificate] = []
         func add(contentsOf path: String) {
@@ -79,7 +110,6 @@ public struct SystemTrustStore: Sendable, Hashable, CustomStringConvertible {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
             for name in names where Self.isCertificateFileName(name) { add(contentsOf: dir + "/" + name) }
         }
-        Self.cache.withLock { $0[self] = result }
         return result
     }
 

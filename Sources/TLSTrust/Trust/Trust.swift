@@ -24,6 +24,9 @@ public struct Trust: Sendable {
     /// Which verifier decides: the core's validation engine (default) or, for comparison, the
     /// backend library's own verifier as it is.
     public var engine: TrustEngine = .core
+    /// Whether a trusted engine result may be reused for this chain and question, within the
+    /// validity of its path (``VerifiedChainCache``; default true). False always evaluates afresh.
+    public var usesVerifiedChainCache = true
 
     /// - Parameters:
     ///   - certificates: leaf first, then intermediates in any order.
@@ -133,7 +136,8 @@ public struct Trust: Sendable {
             verificationDate: verificationDate ?? Date(),
             hasExplicitVerificationDate: verificationDate != nil,
             profile: profile ?? .webPKI,
-            engine: engine
+            engine: engine,
+            usesVerifiedChainCache: usesVerifiedChainCache
         )
     }
 

@@ -71,6 +71,13 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Prepares these anchors for the engine now — reads the system store if included, indexes
+    /// every anchor by subject — rather than on the first evaluation. Idempotent and cheap once done.
+    ///
+    /// - Returns: how many anchors there are.
+    @discardableResult
+    public func prepareForEngine() -> Int { index.certificates.count }
+
     /// The engine's index of all anchors (custom and system), made on first use and cached.
     var index: AnchorIndex {
         if let i = cache.index.withLock({ $0 }) { return i }
@@ -97,6 +104,8 @@ final class PreparedAnchorCache: Sendable {
     let stores = Mutex<[String: any TrustAnchorStore]>([:])
     let customSet = Mutex<Set<Certificate>?>(nil)
     let index = Mutex<AnchorIndex?>(nil)
+    /// Trusted engine evaluations against these anchors (``VerifiedChainCache``).
+    let verifiedChains = VerifiedChainCache.Store()
 
     private static let systemCaches = Mutex<[SystemTrustStore: PreparedAnchorCache]>([:])
 

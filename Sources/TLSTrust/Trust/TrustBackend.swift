@@ -34,7 +34,8 @@ public protocol TrustBackend: Sendable {
 
     /// Imports a public key into the library, for the engine's signature checks.
     ///
-    /// Called at most once per certificate and backend (the result is cached on the certificate).
+    /// Called about once per key and backend per process: the result is kept with the certificate
+    /// and, by key, in ``VerificationKeyCache``.
     /// - Throws: `TLSTrustError` `.malformedKey` when the library cannot use the key,
     ///   `.unsupported` when it does not support the key's algorithm at all.
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey
@@ -69,6 +70,12 @@ public protocol TrustBackend: Sendable {
     /// - Throws: `TLSTrustError` `.wrongPassword`, `.noPrivateKey`, `.noCertificate`,
     ///   `.keyMismatch`, `.malformedKey`, or `.unsupported` (the default).
     func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity
+
+    /// The library's own verification of one chain, bare, for benchmarks (``RawVerificationBenchmark``).
+    /// The default implementation returns nil: the backend offers none.
+    func makeRawVerificationBenchmark(
+        leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
+    ) throws -> (any RawVerificationBenchmark)?
 }
 
 extension TrustBackend {
@@ -89,7 +96,7 @@ extension TrustBackend {
     public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
         switch request.engine {
         case .core:
-            return ValidationEngine(request: request, backend: self).evaluate()
+            return VerifiedChainCache.evaluate(request, backend: self)
         case .native:
             let missing = request.requiredNativeFeatures.subtracting(capabilities.nativeVerifier)
             guard missing.isEmpty else {
@@ -146,13 +153,16 @@ public struct TrustEvaluationRequest: Sendable {
     public let profile: ValidationProfile
     /// Which verifier decides.
     public let engine: TrustEngine
+    /// Whether a trusted result may come from, and go to, the anchors' ``VerifiedChainCache``.
+    public let usesVerifiedChainCache: Bool
 
     public init(
         leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors,
         host: HostIdentity? = nil, allowsCommonNameFallback: Bool = false, purpose: KeyPurpose = .any,
         maximumIntermediates: Int? = nil, verificationDate: Date = Date(), hasExplicitVerificationDate: Bool = false,
-        profile: ValidationProfile = .webPKI, engine: TrustEngine = .core
+        profile: ValidationProfile = .webPKI, engine: TrustEngine = .core, usesVerifiedChainCache: Bool = true
     ) {
+        self.usesVerifiedChainCache = usesVerifiedChainCache
         self.leaf = leaf
         self.intermediates = intermediates
         self.anchors = anchors

@@ -15,14 +15,27 @@ struct ValidationEngine<Backend: TrustBackend> {
     let backend: Backend
     var budget: ValidationBudget = .standard
 
-    func evaluate() -> TrustEvaluation {
+    func evaluate() -> TrustEvaluation { evaluateReportingReuse().evaluation }
+
+    /// Evaluates, and says whether the result may be reused at any other instant within its
+    /// path's validity (``VerifiedChainCache``): true only for a trusted path that was the first
+    /// complete path the builder reached. Then nothing that came before it depended on the date
+    /// (dead ends come from names, key identifiers and signatures), so at another instant within
+    /// the path's validity the builder would reach and accept the same path again.
+    func evaluateReportingReuse() -> (evaluation: TrustEvaluation, reusable: Bool) {
         var meter = BudgetMeter(budget)
         let outcome = PathBuilder(request: request, backend: backend, budget: budget).build(meter: &meter)
         let name = backend.name
 
         if let path = outcome.trusted {
-            return ResultCheck.checked(request.evaluation(chain: path, failures: [], backendName: name), for: request)
+            let evaluation = ResultCheck.checked(request.evaluation(chain: path, failures: [], backendName: name), for: request)
+            return (evaluation, evaluation.isTrusted && outcome.firstRejected == nil && outcome.exhausted == nil)
         }
+        return (untrusted(outcome), false)
+    }
+
+    private func untrusted(_ outcome: PathBuilder<Backend>.Outcome) -> TrustEvaluation {
+        let name = backend.name
         if let unsupported = outcome.unsupported {
             return request.refusal(.unsupported, unsupported, backendName: name)
         }

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+
+/// Trusted engine evaluations kept for re-use, so that re-evaluating a chain already verified
+/// skips the path building and the signature checks.
+///
+/// Rules, each proved by `Tests/TLSTrustTests/VerifiedChainCacheTests.swift`:
+/// - **Same question only.** An entry answers only an evaluation of the same presented chain
+///   (byte for byte, in order), on the same backend, under the same policies (host, purpose,
+///   common-name fallback, depth limit, profile) — and against the same anchors: each anchor set
+///   (``TrustAnchors`` value and its copies) has its own cache, so changing the anchors starts
+///   from an empty one, and a change of policies is a different key.
+/// - **Within the validity of the whole path.** An entry answers only for an instant between the
+///   latest `notBefore` and the earliest `notAfter` of the path it trusted (anchor included),
+///   inclusive, as the engine judges validity; outside that window the chain is evaluated afresh.
+/// - **Only what cannot depend on the date.** Only trusted results are kept, and only when the
+///   trusted path was the first complete path the engine reached (see
+///   `ValidationEngine.evaluateReportingReuse()`): a refusal, or a trust reached after another path
+///   failed validation, is never replayed.
+/// - **Bounded.** At most ``capacity`` entries per anchor set; the least recently used goes first.
+/// - **Concurrent.** Lookups and inserts take a `Mutex` for a dictionary access; evaluations run
+///   outside it, so parallel evaluations do not serialise.
+/// - **Can be switched off**, process-wide with ``isEnabled`` or per evaluation with
+///   ``Trust/usesVerifiedChainCache``. The library's own verifier (`engine: .native`) is never cached.
+public enum VerifiedChainCache {
+    /// Whether trusted engine evaluations are kept and reused (default true). Process-wide.
+    public static var isEnabled: Bool {
+        get { enabled.load(ordering: .relaxed) }
+        set { enabled.store(newValue, ordering: .relaxed) }
+    }
+
+    /// The most entries kept per anchor set (default 1,024). Process-wide; applies to new inserts.
+    public static var capacity: Int {
+        get { capacityValue.load(ordering: .relaxed) }
+        set { capacityValue.store(max(0, newValue), ordering: .relaxed) }
+    }
+
+    private static let enabled = Atomic<Bool>(true)
+    private static let capacityValue = Atomic<Int>(1024)
+
+    /// What an evaluation is keyed by, besides its anchor set.
+    struct Key: Hashable, Sendable {
+        let chain: [Certificate]
+        let backend: String
+        let host: HostIdentity?
+        let allowsCommonNameFallback: Bool
+        let purpose: KeyPurpose
+        let maximumIntermediates: Int?
+        let profile: ValidationProfile
+
+        init(_ request: TrustEvaluationRequest, backend: String) {
+            chain = [request.leaf] + request.intermediates
+            self.backend = backend
+            host = request.host
+            allowsCommonNameFallback = request.allowsCommonNameFallback
+            purpose = request.purpose
+            maximumIntermediates = request.maximumIntermediates
+            profile = request.profile
+        }
+    }
+
+    /// A trusted evaluation and the instants it holds for.
+    struct Entry: Sendable {
+        let evaluation: TrustEvaluation
+        let validFrom: Date
+        let validUntil: Date
+
+        init(_ evaluation: TrustEvaluation) {
+            self.evaluation = evaluation
+            validFrom = evaluation.chain.map(\.notValidBefore).max() ?? .distantFuture
+            validUntil = evaluation.chain.map(\.notValidAfter).min() ?? .distantPast
+        }
+
+        func holds(at date: Date) -> Bool { date >= validFrom && date <= validUntil }
+    }
+
+    /// One anchor set's entries.
+    final class Store: Sendable {
+        private let table = Mutex(LRUTable<Key, Entry>(capacity: VerifiedChainCache.capacity))
+
+        func lookup(_ key: Key, at date: Date) -> TrustEvaluation? {
+            table.withLock { table in
+                guard let entry = table[key] else { return nil }
+                return entry.holds(at: date) ? entry.evaluation : nil
+            }
+        }
+
+        func insert(_ evaluation: TrustEvaluation, for key: Key) {
+            let entry = Entry(evaluation)
+            table.withLock { table in
+                table.capacity = VerifiedChainCache.capacity
+                table[key] = entry
+            }
+        }
+
+        var count: Int { table.withLock { $0.count } }
+
+        func removeAll() { table.withLock { $0.removeAll() } }
+    }
+
+    /// The engine's evaluation of `request`, from the anchor set's cache when it holds the answer.
+    static func evaluate<Backend: TrustBackend>(_ request: TrustEvaluationRequest, backend: Backend) -> TrustEvaluation {
+        guard isEnabled, request.usesVerifiedChainCache else {
+            return ValidationEngine(request: request, backend: backend).evaluate()
+        }
+        let store = request.anchors.cache.verifiedChains
+        let key = Key(request, backend: backend.name)
+        if let cached = store.lookup(key, at: request.verificationDate) { return cached }
+        let (evaluation, reusable) = ValidationEngine(request: request, backend: backend).evaluateReportingReuse()
+        if reusable { store.insert(evaluation, for: key) }
+        return evaluation
+    }
+}
+
+extension TrustAnchors {
+    /// How many verified chains this anchor set (and its copies) holds now.
+    public var verifiedChainCount: Int { cache.verifiedChains.count }
+
+    /// Forgets every verified chain of this anchor set (and its copies): the next evaluation of
+    /// each chain checks its signatures again.
+    public func removeVerifiedChains() { cache.verifiedChains.removeAll() }
+}

@@ -1,0 +1,303 @@
+import ArgumentParser
+import Foundation
+import TLSTrust
+import TLSTrustTesting
+
+/// `tlstrust bench`: a quick comparison of the backends on a freshly generated PKI.
+///
+/// For each backend and chain (root → intermediate → leaf for `www.example.com`, the root as the
+/// only anchor, the SSL server policy) it measures, one after the other:
+///
+/// | operation | what one iteration does |
+/// |---|---|
+/// | `parse` | the core parses the presented chain (leaf + intermediate) from DER (backend `core`) |
+/// | `evaluate` | parse + the engine's evaluation, from DER, nothing reused between iterations but the prepared anchors |
+/// | `evaluate-native` | parse + the library's own verifier through TLSTrust (`engine: .native`) |
+/// | `evaluate-cached` | parse + evaluation of a chain already verified: the parse cache and the verified-chain cache answer |
+/// | `raw-c` | the library alone, from DER: its parse + its verifier (`RawVerificationBenchmark.verifyFromDER`) |
+/// | `signature-floor` | the chain's two signature verifications with keys imported beforehand |
+///
+/// The operation names and the JSON fields are a contract (issue 11): scripts rely on them.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure evaluation throughput per backend on a freshly generated PKI.",
+        discussion: """
+            Operations: parse, evaluate (engine, from DER), evaluate-native (the library's verifier \
+            through TLSTrust), evaluate-cached (re-evaluation of a verified chain), raw-c (the library's \
+            own C verification from DER), signature-floor (two signature checks with imported keys). \
+            Handshake rates need live TLS, which TLSTrust does not have yet.
+            """
+    )
+
+    @Option(name: .customLong("backend"), help: "A backend to measure (repeatable; default: all).")
+    var backends: [String] = []
+
+    @Option(name: .customLong("chain"), help: "rsa2048 or p256 (repeatable; default: both).")
+    var chains: [BenchChain] = []
+
+    @Option(help: "Seconds to spend on each operation.")
+    var seconds: Double = 1.0
+
+    @Flag(help: "Print one JSON array of results instead of the table.")
+    var json = false
+
+    @Option(help: "Also write a bar chart of the results to this SVG file.")
+    var svg: String?
+
+    @Option(name: .customLong("operation"), help: .hidden)
+    var operations: [BenchOperation] = []
+
+    /// A fixed number of iterations instead of a duration, for instruction counting under
+    /// `valgrind --tool=callgrind --toggle-collect='*BenchMeasuredLoop*fixed*'`.
+    @Option(help: .hidden)
+    var iterations: Int?
+
+    /// Where to keep the minted chains between runs (hidden; for instruction counting).
+    @Option(name: .customLong("fixtures"), help: .hidden)
+    var fixtureDirectory: String?
+
+    func validate() throws {
+        guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number") }
+        if let iterations, iterations <= 0 { throw ValidationError("--iterations must be positive") }
+        for name in backends where !TrustBackends.names.contains(name) {
+            throw ValidationError("unknown backend '\(name)' (known: \(TrustBackends.names.joined(separator: ", ")))")
+        }
+    }
+
+    func run() throws {
+        let selectedBackends = try (backends.isEmpty ? TrustBackends.names : backends).map { try TrustBackends.named($0) }
+        let selectedChains = chains.isEmpty ? BenchChain.allCases : chains
+        let selectedOperations = operations.isEmpty ? BenchOperation.allCases : operations
+        let progress = BenchProgress(enabled: !json || isatty(STDERR_FILENO) != 0)
+
+        // The system store, cold: read, parsed and indexed for the engine, once per process.
+        let clock = ContinuousClock()
+        let coldStart = clock.now
+        let systemAnchors = TrustAnchors.system.prepareForEngine()
+        let systemMillis = (clock.now - coldStart).seconds * 1000
+
+        var results: [BenchResult] = []
+        let restoreParse = CertificateParseCache.isEnabled
+        let restoreChains = VerifiedChainCache.isEnabled
+        defer {
+            CertificateParseCache.isEnabled = restoreParse
+            VerifiedChainCache.isEnabled = restoreChains
+        }
+
+        var plan: [(backend: (any TrustBackend)?, chain: BenchChain, operation: BenchOperation)] = []
+        for chain in selectedChains {
+            if selectedOperations.contains(.parse) { plan.append((nil, chain, .parse)) }
+            for backend in selectedBackends {
+                for operation in selectedOperations where operation != .parse { plan.append((backend, chain, operation)) }
+            }
+        }
+
+        var fixtures: [BenchChain: BenchFixture] = [:]
+        for (step, item) in plan.enumerated() {
+            let fixture = try fixtures[item.chain] ?? BenchFixture(item.chain, directory: fixtureDirectory)
+            fixtures[item.chain] = fixture
+            let backendName = item.backend?.name ?? "core"
+            progress.show(step: step + 1, of: plan.count, "\(backendName) \(item.chain.rawValue) \(item.operation.rawValue)")
+            let body = try fixture.body(for: item.operation, backend: item.backend)
+            let measured = iterations.map { BenchMeasuredLoop.fixed(body, iterations: $0) } ?? BenchMeasuredLoop.timed(body, seconds: seconds)
+            results.append(BenchResult(
+                backend: backendName, chain: item.chain.rawValue, operation: item.operation.rawValue,
+                iterations: measured.iterations, seconds: measured.seconds))
+        }
+        progress.finish()
+
+        if json {
+            print(BenchResult.json(results))
+        } else {
+            print(BenchReport.table(results))
+            print(String(format: "system store ready for the engine, cold: %.1f ms (%d anchors read, parsed and indexed, once per process)",
+                         systemMillis, systemAnchors))
+        }
+        if let svg {
+            let chart = BenchReport.svg(results)
+            do {
+                try Data(chart.utf8).write(to: URL(fileURLWithPath: svg))
+            } catch {
+                throw TLSTrustError(.invalidArgument, "cannot write \(svg): \(error.localizedDescription)")
+            }
+        }
+    }
+}
+
+/// The chains `tlstrust bench` can mint.
+enum BenchChain: String, CaseIterable, ExpressibleByArgument {
+    case rsa2048, p256
+
+    var keyAlgorithm: TestKeyAlgorithm { self == .rsa2048 ? .rsa2048 : .ecdsaP256 }
+}
+
+/// The measured operations; the raw values are the contract's operation names.
+enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
+    case parse
+    case evaluate
+    case evaluateNative = "evaluate-native"
+    case evaluateCached = "evaluate-cached"
+    case rawC = "raw-c"
+    case signatureFloor = "signature-floor"
+}
+
+/// One chain minted for the run, and the closures that measure each operation on it.
+struct BenchFixture {
+    static let host = "www.example.com"
+    let root: Certificate
+    let intermediate: Certificate
+    let leaf: Certificate
+    let presentedDER: [[UInt8]]
+    let anchors: TrustAnchors
+
+    /// Mints a fresh hierarchy; with `directory`, reuses the one saved there by an earlier run
+    /// (or saves the new one), so that runs compared instruction by instruction see the same bytes.
+    init(_ chain: BenchChain, directory: String? = nil) throws {
+        let names = ["root", "intermediate", "leaf"]
+        let files = names.map { "\(directory ?? "")/\(chain.rawValue)-\($0).der" }
+        var ders: [[UInt8]]
+        if directory != nil, let saved = Optional(files.compactMap { FileManager.default.contents(atPath: $0).map { [UInt8]($0) } }),
+           saved.count == 3 {
+            ders = saved
+        } else {
+            let h = try TestHierarchy.make(keyAlgorithm: chain.keyAlgorithm, leafDNSNames: [Self.host])
+            ders = [h.root.der, h.intermediate.der, h.leaf.der]
+            if let directory {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for (file, der) in zip(files, ders) { try Data(der).write(to: URL(fileURLWithPath: file)) }
+            }
+        }
+        root = try Certificate(derEncoded: ders[0])
+        intermediate = try Certificate(derEncoded: ders[1])
+        leaf = try Certificate(derEncoded: ders[2])
+        presentedDER = [ders[2], ders[1]]
+        anchors = TrustAnchors.only([root])
+    }
+
+    /// The work of one iteration of `operation`, after checking once that it succeeds (a benchmark
+    /// of a refused chain would measure the wrong thing).
+    func body(for operation: BenchOperation, backend: (any TrustBackend)?) throws -> () -> Bool {
+        let der = presentedDER
+        let anchors = self.anchors
+        func evaluation(_ engine: TrustEngine, backend: any TrustBackend) -> () -> Bool {
+            {
+                guard let chain = try? der.map({ try Certificate(derEncoded: $0) }) else { return false }
+                var trust = Trust(certificates: chain, policies: [.ssl(hostname: Self.host)], anchors: anchors)
+                trust.engine = engine
+                return trust.evaluate(using: backend).isTrusted
+            }
+        }
+        let body: () -> Bool
+        switch (operation, backend) {
+        case (.parse, _):
+            CertificateParseCache.isEnabled = false
+            body = { (try? der.map { try Certificate(derEncoded: $0) })?.count == der.count }
+        case (.evaluate, let backend?):
+            CertificateParseCache.isEnabled = false
+            VerifiedChainCache.isEnabled = false
+            body = evaluation(.core, backend: backend)
+        case (.evaluateNative, let backend?):
+            CertificateParseCache.isEnabled = false
+            VerifiedChainCache.isEnabled = false
+            body = evaluation(.native, backend: backend)
+        case (.evaluateCached, let backend?):
+            CertificateParseCache.isEnabled = true
+            VerifiedChainCache.isEnabled = true
+            body = evaluation(.core, backend: backend)
+        case (.rawC, let backend?), (.signatureFloor, let backend?):
+            guard let raw = try backend.makeRawVerificationBenchmark(
+                leaf: leaf, intermediates: [intermediate], anchor: root, hostname: Self.host)
+            else { throw TLSTrustError(.unsupported, "\(backend.name) offers no raw verification benchmark") }
+            body = operation == .rawC ? { raw.verifyFromDER() } : { raw.verifySignatures() }
+        case (_, nil):
+            throw TLSTrustError(.invalidArgument, "\(operation.rawValue) needs a backend")
+        }
+        // Once for the answer, once more to warm what a running program has warm (anchor stores).
+        guard body(), body() else {
+            throw TLSTrustError(.backendFailure, "\(backend?.name ?? "core") \(operation.rawValue): the fresh chain was not accepted")
+        }
+        return body
+    }
+}
+
+/// The measured loops. A type of its own so that callgrind can count instructions inside it only
+/// (`--toggle-collect='*BenchMeasuredLoop*fixed*'`): the PKI minting and set-up stay out of the count.
+enum BenchMeasuredLoop {
+    /// Runs `body` in batches until `seconds` have passed.
+    static func timed(_ body: () -> Bool, seconds: Double) -> (iterations: Int, seconds: Double) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var iterations = 0
+        var batch = 1
+        var elapsed = 0.0
+        while elapsed < seconds {
+            for _ in 0..<batch { BenchSink.consume(body()) }
+            iterations += batch
+            elapsed = (clock.now - start).seconds
+            if elapsed < seconds / 20 { batch *= 2 }
+        }
+        return (iterations, elapsed)
+    }
+
+    /// Runs `body` exactly `iterations` times.
+    @inline(never)
+    static func fixed(_ body: () -> Bool, iterations: Int) -> (iterations: Int, seconds: Double) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<iterations { BenchSink.consume(body()) }
+        return (iterations, (clock.now - start).seconds)
+    }
+}
+
+/// Keeps the optimiser from discarding a measured result.
+enum BenchSink {
+    @inline(never)
+    static func consume(_ value: Bool) { if !value { failures += 1 } }
+    nonisolated(unsafe) static var failures = 0
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// One measured operation.
+struct BenchResult {
+    let backend: String
+    let chain: String
+    let operation: String
+    let iterations: Int
+    let seconds: Double
+
+    var opsPerSecond: Double { Double(iterations) / seconds }
+    var microsPerOp: Double { seconds * 1e6 / Double(iterations) }
+
+    /// `[{"backend":…,"chain":…,"operation":…,"opsPerSecond":…,"microsPerOp":…,"iterations":…}, …]`
+    static func json(_ results: [BenchResult]) -> String {
+        let objects = results.map { r -> [String: Any] in
+            ["backend": r.backend, "chain": r.chain, "operation": r.operation,
+             "opsPerSecond": (r.opsPerSecond * 10).rounded() / 10, "microsPerOp": (r.microsPerOp * 1000).rounded() / 1000,
+             "iterations": r.iterations]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A one-line progress display on standard error while the benchmark runs.
+struct BenchProgress {
+    let enabled: Bool
+    let isTerminal = isatty(STDERR_FILENO) != 0
+
+    func show(step: Int, of total: Int, _ what: String) {
+        guard enabled else { return }
+        let line = "[\(step)/\(total)] \(what)"
+        write(isTerminal ? "\r\u{1B}[K" + line : line + "\n")
+    }
+
+    func finish() {
+        if enabled && isTerminal { write("\r\u{1B}[K") }
+    }
+
+    private func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+}

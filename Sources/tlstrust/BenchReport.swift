@@ -1,0 +1,112 @@
+import Foundation
+
+/// The table and the SVG bar chart of `tlstrust bench`.
+enum BenchReport {
+    /// One row per backend and chain: evaluations per second and µs per evaluation (engine), the
+    /// ratios to raw C and to the signature floor, the native verifier, cached evaluations.
+    static func table(_ results: [BenchResult]) -> String {
+        func find(_ backend: String, _ chain: String, _ operation: BenchOperation) -> BenchResult? {
+            results.first { $0.backend == backend && $0.chain == chain && $0.operation == operation.rawValue }
+        }
+        func micros(_ r: BenchResult?) -> String { r.map { format(micros: $0.microsPerOp) } ?? "-" }
+        func rate(_ r: BenchResult?) -> String { r.map { format(rate: $0.opsPerSecond) } ?? "-" }
+        func ratio(_ a: BenchResult?, _ b: BenchResult?) -> String {
+            guard let a, let b else { return "-" }
+            return String(format: "%.2f×", a.microsPerOp / b.microsPerOp)
+        }
+
+        var table = TextTable(headers: [
+            "backend", "chain", "evaluations/s", "µs/evaluation", "÷ raw C", "÷ signature floor",
+            "native µs", "native ÷ raw C", "cached evaluations/s", "cached speed-up", "handshakes/s",
+        ])
+        var keys: [(String, String)] = []
+        for r in results where r.backend != "core" && !keys.contains(where: { $0 == (r.backend, r.chain) }) {
+            keys.append((r.backend, r.chain))
+        }
+        for (backend, chain) in keys {
+            let evaluate = find(backend, chain, .evaluate)
+            let native = find(backend, chain, .evaluateNative)
+            let cached = find(backend, chain, .evaluateCached)
+            let raw = find(backend, chain, .rawC)
+            let floor = find(backend, chain, .signatureFloor)
+            table.add([
+                backend, chain, rate(evaluate), micros(evaluate), ratio(evaluate, raw), ratio(evaluate, floor),
+                micros(native), ratio(native, raw), rate(cached), ratio(evaluate, cached), "n/a (no live TLS)",
+            ])
+        }
+        var lines = [table.render()]
+        let parses = results.filter { $0.operation == BenchOperation.parse.rawValue }
+        if !parses.isEmpty {
+            lines.append("")
+            lines.append(parses.map { "core parse of the presented chain (\($0.chain), 2 certificates): \(format(micros: $0.microsPerOp)) µs" }
+                .joined(separator: "\n"))
+        }
+        lines.append("")
+        lines.append("raw C: the library's own parse + verification from DER; signature floor: two signature checks with imported keys.")
+        return lines.joined(separator: "\n")
+    }
+
+    static func format(micros: Double) -> String {
+        micros >= 100 ? String(format: "%.0f", micros) : micros >= 10 ? String(format: "%.1f", micros) : String(format: "%.2f", micros)
+    }
+
+    static func format(rate: Double) -> String {
+        rate >= 100 ? String(format: "%.0f", rate) : String(format: "%.1f", rate)
+    }
+
+    /// Operation colours in the chart, in the order bars are drawn.
+    static let palette: [(BenchOperation, String)] = [
+        (.evaluate, "#1f77b4"), (.evaluateNative, "#ff7f0e"), (.evaluateCached, "#2ca02c"),
+        (.rawC, "#7f7f7f"), (.signatureFloor, "#bcbd22"), (.parse, "#9467bd"),
+    ]
+
+    /// A horizontal bar chart of µs per operation on a logarithmic axis (the operations span
+    /// three orders of magnitude), one group per backend and chain.
+    static func svg(_ results: [BenchResult]) -> String {
+        var groups: [(String, [BenchResult])] = []
+        for r in results {
+            let label = "\(r.backend) · \(r.chain)"
+            if let i = groups.firstIndex(where: { $0.0 == label }) { groups[i].1.append(r) } else { groups.append((label, [r])) }
+        }
+        let barHeight = 14.0, gap = 4.0, groupGap = 18.0, left = 150.0, chartWidth = 560.0, top = 40.0
+        let values = results.map(\.microsPerOp).filter { $0 > 0 }
+        let lowExp = floor(log10(values.min() ?? 1)), highExp = ceil(log10(values.max() ?? 10))
+        let span = max(highExp - lowExp, 1)
+        func x(_ micros: Double) -> Double { left + (log10(micros) - lowExp) / span * chartWidth }
+
+        var body: [String] = []
+        var y = top
+        for (label, rows) in groups {
+            body.append(#"<text x="\#(left - 8)" y="\#(y + barHeight)" text-anchor="end" font-weight="bold">\#(escape(label))</text>"#)
+            let ordered = palette.compactMap { op, colour in rows.first { $0.operation == op.rawValue }.map { ($0, colour) } }
+            for (row, colour) in ordered {
+                let width = max(x(row.microsPerOp) - left, 1)
+                body.append(#"<rect x="\#(left)" y="\#(y)" width="\#(fmt(width))" height="\#(barHeight)" fill="\#(colour)"><title>\#(row.operation): \#(format(micros: row.microsPerOp)) µs</title></rect>"#)
+                body.append(#"<text x="\#(fmt(left + width + 4))" y="\#(y + barHeight - 3)">\#(format(micros: row.microsPerOp)) µs \#(row.operation)</text>"#)
+                y += barHeight + gap
+            }
+            y += groupGap
+        }
+        var axis: [String] = []
+        for e in stride(from: lowExp, through: highExp, by: 1) {
+            let px = fmt(x(pow(10, e)))
+            axis.append(#"<line x1="\#(px)" y1="\#(top - 6)" x2="\#(px)" y2="\#(fmt(y))" stroke="rgb(221,221,221)"/>"#)
+            axis.append(#"<text x="\#(px)" y="\#(top - 10)" text-anchor="middle">\#(format(micros: pow(10, e))) µs</text>"#)
+        }
+        let height = y + 10, width = left + chartWidth + 200
+        return """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(fmt(width))" height="\(fmt(height))" font-family="sans-serif" font-size="11">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="8" y="16" font-size="13" font-weight="bold">tlstrust bench: µs per operation (log scale, shorter is faster)</text>
+            \((axis + body).joined(separator: "\n"))
+            </svg>
+
+            """
+    }
+
+    private static func fmt(_ v: Double) -> String { String(format: "%.1f", v) }
+
+    private static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

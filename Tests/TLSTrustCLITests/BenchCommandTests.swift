@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `tlstrust bench`: the JSON shape scripts rely on (issue 11), with very short measurements.
+@Suite("tlstrust bench")
+struct BenchCommandTests {
+    static let operations: Set<String> = [
+        "evaluate", "evaluate-native", "evaluate-cached", "raw-c", "signature-floor", "parse",
+        "swift-certificates", "handshake-tls13", "handshake-tls12",
+    ]
+
+    @Test("--json prints one array; each element names backend, chain, operation, opsPerSecond, microsPerOp")
+    func jsonShape() throws {
+        let result = try ToolRunner.run(["bench", "--backend", "openssl", "--chain", "p256", "--seconds", "0.02", "--json"])
+        result.expectExit(0)
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        let array = try #require(parsed as? [[String: Any]], "one JSON array of objects\n\(result)")
+        #expect(!array.isEmpty)
+        var seen: Set<String> = []
+        for element in array {
+            let backend = try #require(element["backend"] as? String)
+            let chain = try #require(element["chain"] as? String)
+            let operation = try #require(element["operation"] as? String)
+            let rate = try #require(element["opsPerSecond"] as? Double)
+            let micros = try #require(element["microsPerOp"] as? Double)
+            #expect(backend == "openssl" || (backend == "core" && operation == "parse"), "\(element)")
+            #expect(chain == "p256")
+            #expect(Self.operations.contains(operation), "\(operation) is one of the contract's names")
+            #expect(rate > 0 && micros > 0)
+            seen.insert(operation)
+        }
+        #expect(seen.isSuperset(of: ["parse", "evaluate", "evaluate-native", "evaluate-cached", "raw-c", "signature-floor"]),
+                "\(seen)")
+    }
+
+    @Test("the table and the SVG chart")
+    func tableAndChart() throws {
+        let svg = FileManager.default.temporaryDirectory.appendingPathComponent("tlstrust-bench-\(UUID().uuidString).svg")
+        defer { try? FileManager.default.removeItem(at: svg) }
+        let result = try ToolRunner.run(["bench", "--backend", "mbedtls", "--chain", "rsa2048", "--seconds", "0.02", "--svg", svg.path])
+        result.expectExit(0)
+        #expect(result.stdoutLines.first?.hasPrefix("backend") == true, "\(result)")
+        #expect(result.stdout.contains("mbedtls  rsa2048"), "\(result)")
+        let chart = try String(contentsOf: svg, encoding: .utf8)
+        #expect(chart.hasPrefix("<svg") && chart.contains("evaluate-cached"))
+    }
+
+    @Test("an unknown backend is bad usage (exit 2)")
+    func unknownBackend() throws {
+        let result = try ToolRunner.run(["bench", "--backend", "nosuch", "--seconds", "0.01"])
+        result.expectExit(2)
+    }
+}

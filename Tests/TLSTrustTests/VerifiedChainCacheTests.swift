@@ -1,0 +1,248 @@
+import Foundation
+import Synchronization
+import TLSTrust
+import TLSTrustOpenSSL
+import TLSTrustTesting
+import Testing
+
+/// OpenSSL as a crypto provider, counting the signature checks the engine asks for, under a name
+/// of its own (so that keys cached by backend name are this instance's alone).
+final class SignatureCountingBackend: TrustBackend, @unchecked Sendable {  // the counter is atomic; the rest is immutable
+    let inner = OpenSSLTrustBackend()
+    let name = "counting-\(UUID().uuidString.prefix(8))"
+    let checks = Atomic<Int>(0)
+
+    var libraryVersion: String { inner.libraryVersion }
+    var capabilities: TrustBackendCapabilities { inner.capabilities }
+    func parseCertificate(derEncoded: [UInt8]) throws -> Certificate { try inner.parseCertificate(derEncoded: derEncoded) }
+    func publicKey(of certificate: Certificate) throws -> PublicKey { try inner.publicKey(of: certificate) }
+    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
+        CountingKey(inner: try inner.importPublicKey(key), owner: self)
+    }
+    func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore { try inner.makeAnchorStore(anchors) }
+    func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
+        inner.evaluateNatively(request, anchorStore: anchorStore)
+    }
+
+    var signatureChecks: Int { checks.load(ordering: .relaxed) }
+
+    final class CountingKey: SignatureVerificationKey {
+        let inner: any SignatureVerificationKey
+        let owner: SignatureCountingBackend
+        init(inner: any SignatureVerificationKey, owner: SignatureCountingBackend) {
+            self.inner = inner
+            self.owner = owner
+        }
+        func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
+            owner.checks.add(1, ordering: .relaxed)
+            return try inner.isValidSignature(signature, for: message, scheme: scheme)
+        }
+    }
+}
+
+/// The verified-chain cache (issue 11): each rule it promises, proved on a counting backend.
+/// Serialized: some tests change the process-wide switches and bound.
+@Suite("Verified-chain cache", .serialized)
+struct VerifiedChainCacheTests {
+    let host = "www.example.com"
+
+    func trust(_ h: TestHierarchy, anchors: TrustAnchors, host: String? = nil, at date: Date? = nil) -> Trust {
+        var trust = Trust(certificates: h.chain.certificates, policies: [.ssl(hostname: host ?? self.host)], anchors: anchors)
+        trust.verificationDate = date
+        return trust
+    }
+
+    @Test("re-evaluating a verified chain skips the signature work and gives the same evaluation")
+    func reEvaluationSkipsSignatures() throws {
+        let h = try TestHierarchy.make()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only(h.anchors.certificates)
+        let first = trust(h, anchors: anchors).evaluate(using: backend)
+        #expect(first.isTrusted)
+        #expect(backend.signatureChecks == 2)
+        #expect(anchors.verifiedChainCount == 1)
+
+        // A new Trust from freshly parsed DER: the same question.
+        let reparsed = try h.chain.map { try Certificate(derEncoded: $0.der) }
+        let again = Trust(certificates: reparsed, policies: [.ssl(hostname: host)], anchors: anchors).evaluate(using: backend)
+        #expect(again.isTrusted)
+        #expect(again.result == first.result)
+        #expect(again.chain == first.chain)
+        #expect(backend.signatureChecks == 2, "no signature checked again")
+    }
+
+    @Test("never answers past the earliest notAfter or before the latest notBefore of the path")
+    func onlyWithinThePathsValidity() throws {
+        let now = Date()
+        // The intermediate expires first and becomes valid last: its window bounds the path's.
+        let h = try TestHierarchy.make(customizeIntermediate: {
+            $0.notBefore = now.addingTimeInterval(-3600)
+            $0.notAfter = now.addingTimeInterval(3600)
+        })
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only(h.anchors.certificates)
+        #expect(trust(h, anchors: anchors, at: now).evaluate(using: backend).isTrusted)
+        #expect(backend.signatureChecks == 2)
+
+        let inside = trust(h, anchors: anchors, at: now.addingTimeInterval(1800)).evaluate(using: backend)
+        #expect(inside.isTrusted)
+        #expect(backend.signatureChecks == 2, "within the window: from the cache")
+
+        let notAfter = h.intermediate.certificate.notValidAfter
+        let atEnd = trust(h, anchors: anchors, at: notAfter).evaluate(using: backend)
+        #expect(atEnd.isTrusted, "inclusive, as the engine judges validity")
+        #expect(backend.signatureChecks == 2)
+
+        let after = trust(h, anchors: anchors, at: notAfter.addingTimeInterval(1)).evaluate(using: backend)
+        #expect(!after.isTrusted)
+        #expect(after.failures.contains { $0.code == .expired && $0.certificateIndex == 1 })
+        #expect(backend.signatureChecks == 4, "past the earliest notAfter: evaluated afresh")
+
+        let notBefore = h.intermediate.certificate.notValidBefore
+        let before = trust(h, anchors: anchors, at: notBefore.addingTimeInterval(-1)).evaluate(using: backend)
+        #expect(!before.isTrusted)
+        #expect(before.failures.contains { $0.code == .notYetValid && $0.certificateIndex == 1 })
+        #expect(backend.signatureChecks == 6, "before the latest notBefore: evaluated afresh")
+    }
+
+    @Test("other anchors start from an empty cache; other policies are another question")
+    func invalidatedByAnchorsAndPolicies() throws {
+        let h = try TestHierarchy.make()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only(h.anchors.certificates)
+        #expect(trust(h, anchors: anchors).evaluate(using: backend).isTrusted)
+        #expect(backend.signatureChecks == 2)
+
+        // Changing the anchors (a new anchor set, even with the same certificates) re-verifies.
+        let other = TrustAnchors.only(h.anchors.certificates)
+        #expect(trust(h, anchors: other).evaluate(using: backend).isTrusted)
+        #expect(backend.signatureChecks == 4)
+        // Anchors that no longer include the root: not trusted, whatever was cached elsewhere.
+        let unrelated = try TestHierarchy.make()
+        let replaced = trust(h, anchors: .only(unrelated.anchors.certificates)).evaluate(using: backend)
+        #expect(!replaced.isTrusted)
+
+        // Another host, purpose or profile: evaluated afresh, with its own verdict.
+        let wrongHost = trust(h, anchors: anchors, host: "evil.example.net").evaluate(using: backend)
+        #expect(!wrongHost.isTrusted)
+        #expect(wrongHost.failures.first?.code == .hostnameMismatch)
+        var checksBefore = backend.signatureChecks
+        var clientPurpose = trust(h, anchors: anchors)
+        clientPurpose.policies = [.ssl(server: false)]
+        #expect(clientPurpose.evaluate(using: backend).isTrusted, "the test leaf has no extendedKeyUsage")
+        #expect(backend.signatureChecks == checksBefore + 2, "another purpose: evaluated afresh")
+        checksBefore = backend.signatureChecks
+        var rfc = trust(h, anchors: anchors)
+        rfc.policies.append(.profile(.rfc5280))
+        #expect(rfc.evaluate(using: backend).isTrusted)
+        #expect(backend.signatureChecks == checksBefore + 2)
+
+        // A removal empties this anchor set's cache.
+        anchors.removeVerifiedChains()
+        #expect(anchors.verifiedChainCount == 0)
+        #expect(trust(h, anchors: anchors).evaluate(using: backend).isTrusted)
+        #expect(backend.signatureChecks == checksBefore + 4)
+    }
+
+    @Test("refusals are never cached; the native verifier is never cached")
+    func onlyEngineTrustIsCached() throws {
+        let h = try TestHierarchy.make()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only(h.anchors.certificates)
+        for _ in 0..<2 { #expect(!trust(h, anchors: anchors, host: "evil.example.net").evaluate(using: backend).isTrusted) }
+        #expect(backend.signatureChecks == 4)
+        #expect(anchors.verifiedChainCount == 0)
+
+        var native = trust(h, anchors: anchors)
+        native.engine = .native
+        #expect(native.evaluate(using: backend).isTrusted)
+        #expect(anchors.verifiedChainCount == 0)
+    }
+
+    @Test("a trust reached after another path failed validation is not cached")
+    func onlyFirstPathTrustIsCached() throws {
+        // Two intermediates with the same name and key: the first offered has expired, so the
+        // engine rejects that path and trusts the second. Another date could pick the first.
+        let h = try TestHierarchy.make()
+        var expiredProfile = TestHierarchy.intermediateProfile()
+        expiredProfile.notBefore = Date().addingTimeInterval(-7200)
+        expiredProfile.notAfter = Date().addingTimeInterval(-3600)
+        let expired = try TestPKI.issue(expiredProfile, subjectKey: h.intermediate.privateKey, issuer: h.root)
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only(h.anchors.certificates)
+        let chain = [h.leaf.certificate, expired.certificate, h.intermediate.certificate]
+        let evaluation = Trust(certificates: chain, policies: [.ssl(hostname: host)], anchors: anchors).evaluate(using: backend)
+        #expect(evaluation.isTrusted)
+        #expect(anchors.verifiedChainCount == 0)
+    }
+
+    @Test("bounded: the least recently used chain is evicted first")
+    func boundedLRU() throws {
+        let saved = VerifiedChainCache.capacity
+        VerifiedChainCache.capacity = 2
+        defer { VerifiedChainCache.capacity = saved }
+        let root = try TestHierarchy.make()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only(root.anchors.certificates)
+        // Three leaves under one intermediate.
+        let leaves = try (0..<3).map { i in
+            try TestPKI.issue(.leaf(commonName: "h\(i).example.com", dnsNames: ["h\(i).example.com"]), issuer: root.intermediate)
+        }
+        func evaluate(_ i: Int) -> Bool {
+            Trust(certificates: [leaves[i].certificate, root.intermediate.certificate],
+                  policies: [.ssl(hostname: "h\(i).example.com")], anchors: anchors).evaluate(using: backend).isTrusted
+        }
+        #expect(evaluate(0) && evaluate(1))
+        #expect(evaluate(0), "0 is now the most recently used")
+        let afterTwo = backend.signatureChecks
+        #expect(evaluate(2))
+        #expect(anchors.verifiedChainCount == 2)
+        #expect(evaluate(0))
+        #expect(backend.signatureChecks == afterTwo + 2, "0 was kept")
+        #expect(evaluate(1))
+        #expect(backend.signatureChecks == afterTwo + 4, "1, the least recently used, was evicted")
+    }
+
+    @Test("safe under concurrent use: 200 parallel evaluations, one verdict")
+    func concurrentUse() async throws {
+        let h = try TestHierarchy.make()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only(h.anchors.certificates)
+        let der = h.chain.map(\.der)
+        let host = self.host
+        let results = await withTaskGroup(of: (Bool, Bool).self) { group in
+            for i in 0..<200 {
+                group.addTask {
+                    let chain = der.compactMap { try? Certificate(derEncoded: $0) }
+                    let name = i % 5 == 0 ? "evil.example.net" : host
+                    let evaluation = Trust(certificates: chain, policies: [.ssl(hostname: name)], anchors: anchors).evaluate(using: backend)
+                    return (i % 5 != 0, evaluation.isTrusted)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 200)
+        #expect(results.allSatisfy { $0.0 == $0.1 }, "every evaluation got its own verdict")
+        #expect(anchors.verifiedChainCount == 1)
+    }
+
+    @Test("can be switched off, per evaluation and process-wide")
+    func switchedOff() throws {
+        let h = try TestHierarchy.make()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only(h.anchors.certificates)
+        var uncached = trust(h, anchors: anchors)
+        uncached.usesVerifiedChainCache = false
+        #expect(uncached.evaluate(using: backend).isTrusted)
+        #expect(uncached.evaluate(using: backend).isTrusted)
+        #expect(backend.signatureChecks == 4)
+        #expect(anchors.verifiedChainCount == 0)
+
+        VerifiedChainCache.isEnabled = false
+        defer { VerifiedChainCache.isEnabled = true }
+        #expect(trust(h, anchors: anchors).evaluate(using: backend).isTrusted)
+        #expect(trust(h, anchors: anchors).evaluate(using: backend).isTrusted)
+        #expect(backend.signatureChecks == 8)
+        #expect(anchors.verifiedChainCount == 0)
+    }
+}
