@@ -2,7 +2,7 @@ import Foundation
 import TLSTrustTesting
 import Testing
 
-// The two Security samples of docs/porting.md's "`import Security` on Linux", verbatim (the test
+// The Security samples of docs/porting.md's "`import Security` on Linux", verbatim (the test
 // below checks that), so the documentation cannot rot.
 
 #if canImport(Security)
@@ -36,6 +36,17 @@ func spkiSHA256(_ certificate: SecCertificate) -> Data? {
     return Data(digest)
 }
 
+/// The client identity of a .p12 file, as an iOS app loads it for mutual TLS.
+func loadIdentity(p12: Data, password: String) -> (identity: SecIdentity, chain: [SecCertificate])? {
+    var items: CFArray?
+    let options = [kSecImportExportPassphrase as String: password] as CFDictionary
+    guard SecPKCS12Import(p12 as CFData, options, &items) == errSecSuccess,
+          let first = (items as? [[String: Any]])?.first,
+          let identity = first[kSecImportItemIdentity as String] as? SecIdentity,
+          let chain = first[kSecImportItemCertChain as String] as? [SecCertificate] else { return nil }
+    return (identity, chain)
+}
+
 @Suite("docs/porting.md Security samples")
 struct PortingGuideSecuritySamplesTests {
     @Test("The raw Security sample trusts the app's chain and refuses a proxy's")
@@ -57,13 +68,25 @@ struct PortingGuideSecuritySamplesTests {
         #expect(spkiSHA256(certificate) == Data(leaf.certificate.publicKey.sha256))
     }
 
+    @Test("The PKCS#12 sample loads the identity and its chain, and refuses a wrong password")
+    func pkcs12Sample() throws {
+        let pki = try TestHierarchy.make(leafDNSNames: ["client.example.com"])
+        let p12 = Data(try TestPKI.pkcs12(leaf: pki.leaf, chain: [pki.intermediate], password: "s3cret"))
+        let loaded = try #require(loadIdentity(p12: p12, password: "s3cret"))
+        var certificate: SecCertificate?
+        #expect(SecIdentityCopyCertificate(loaded.identity, &certificate) == errSecSuccess)
+        #expect(certificate.map { SecCertificateCopyData($0) as Data } == Data(pki.leaf.der))
+        #expect(loaded.chain.first.map { SecCertificateCopyData($0) as Data } == Data(pki.leaf.der))
+        #expect(loadIdentity(p12: p12, password: "wrong") == nil)
+    }
+
     @Test func theSamplesAreVerbatimCopiesOfTheGuide() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let guide = try String(contentsOf: root.appendingPathComponent("docs/porting.md"), encoding: .utf8)
         let section = try #require(guide.components(separatedBy: "## `import Security` on Linux").last?
             .components(separatedBy: "## TLSTrust's own types").first)
         let blocks = section.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        #expect(blocks.count == 3)
+        #expect(blocks.count == 4)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         for block in blocks.dropFirst() {
             #expect(source.contains(block), "docs/porting.md sample not found verbatim here:\n\(block)")
