@@ -43,7 +43,7 @@ extension TestPKI {
                 try writePEM(chain, to: chainFile)
                 arguments += ["-certfile", chainFile.path]
             }
-            try runOpenSSL(arguments + encryption.arguments)
+            try openssl(arguments + encryption.arguments)
             return [UInt8](try Data(contentsOf: output))
         }
     }
@@ -56,23 +56,8 @@ extension TestPKI {
             let keyFile = directory.appendingPathComponent("key.pem")
             let output = directory.appendingPathComponent("encrypted.pem")
             try writePEM(certificate.privateKey, to: keyFile)
-            try runOpenSSL(["pkey", "-in", keyFile.path, "-out", output.path, "-aes256", "-passout", "pass:\(password)"])
+            try openssl(["pkey", "-in", keyFile.path, "-out", output.path, "-aes256", "-passout", "pass:\(password)"])
             return [UInt8](try Data(contentsOf: output))
-        }
-    }
-
-    private static func runOpenSSL(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestPKIError(operation: "openssl \(arguments.first ?? "")", openSSLErrors: [String(decoding: message, as: UTF8.self)])
         }
     }
 }

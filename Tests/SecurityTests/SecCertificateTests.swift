@@ -71,7 +71,7 @@ struct SecCertificateTests {
             let tbsFile = directory.appendingPathComponent("tbs.der"), keyFile = directory.appendingPathComponent("key.pem")
             try Data(tbs).write(to: tbsFile)
             try Data(pki.intermediate.privateKey.pkcs8PEM.utf8).write(to: keyFile)
-            return [UInt8](try SecKeyTests.openssl(["dgst", "-sha256", "-sign", keyFile.path, tbsFile.path]))
+            return [UInt8](try TestPKI.openssl(["dgst", "-sha256", "-sign", keyFile.path, tbsFile.path]))
         }
         try #require(signature.count == 256)
         let body = tbs + withNull + [0x03, 0x82, 0x01, 0x01, 0x00] + signature

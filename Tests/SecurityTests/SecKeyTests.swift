@@ -44,20 +44,6 @@ struct SecKeyTests {
         ], appleKeyType: "73", bits: 521),
     ]
 
-    /// Runs the `openssl` command line tool and returns its standard output.
-    static func openssl(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "openssl \(arguments) failed")
-        return data
-    }
 
     @Test("External representation, attributes, and header + key hashed with CC_SHA256 equal openssl's SPKI and digest", arguments: cases)
     func externalRepresentationAndSPKIHash(keyCase: KeyCase) throws {
@@ -83,15 +69,15 @@ struct SecKeyTests {
         try TemporaryDirectory.with { directory in
             let certificateFile = directory.appendingPathComponent("c.der")
             try Data(certificate.der).write(to: certificateFile)
-            let pem = try Self.openssl(["x509", "-inform", "DER", "-in", certificateFile.path, "-pubkey", "-noout"])
+            let pem = try TestPKI.openssl(["x509", "-inform", "DER", "-in", certificateFile.path, "-pubkey", "-noout"])
             let pemFile = directory.appendingPathComponent("k.pem")
             try pem.write(to: pemFile)
-            let spki = try Self.openssl(["pkey", "-pubin", "-in", pemFile.path, "-outform", "DER"])
+            let spki = try TestPKI.openssl(["pkey", "-pubin", "-in", pemFile.path, "-outform", "DER"])
             #expect(keyCase.spkiHeader + external == [UInt8](spki))
 
             let spkiFile = directory.appendingPathComponent("k.der")
             try spki.write(to: spkiFile)
-            let expected = try Self.openssl(["dgst", "-sha256", "-binary", spkiFile.path])
+            let expected = try TestPKI.openssl(["dgst", "-sha256", "-binary", spkiFile.path])
             let hashed = keyCase.spkiHeader + external
             var digest = [UInt8](repeating: 0, count: Int(CC_SHA256_DIGEST_LENGTH))
             CC_SHA256(hashed, CC_LONG(hashed.count), &digest)

@@ -99,4 +99,20 @@ struct TrustLoggingTests {
         #expect(entries.value.last?.metadata["tlstrust.failure"] == "hostnameMismatch")
         #expect(evaluator.lint().isEmpty)
     }
+
+    @Test("a ServerTrustManager logs each decision and refusal with the rule that applied", arguments: PinningFixtures.backendNames)
+    func managerDecisionsAreLogged(backend: String) throws {
+        let h = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
+        let (debug, entries) = Self.logger(.debug)
+        var manager = try ServerTrustManager(evaluators: ["api.example.com": DefaultTrustEvaluator()])
+        manager.logger = debug
+        _ = try manager.evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+        #expect(entries.value.last?.metadata["tlstrust.verdict"] == "trusted")
+        #expect(entries.value.last?.metadata["tlstrust.backend"] == "\(backend)")
+        #expect(throws: ServerTrustError.self) {
+            try manager.evaluate(PinningFixtures.trust(h), forHost: "unknown.example.com", using: SignatureVerificationTests.backend(backend))
+        }
+        #expect(entries.value.last?.metadata["tlstrust.verdict"] == "refused")
+        #expect(entries.value.count == 2)
+    }
 }

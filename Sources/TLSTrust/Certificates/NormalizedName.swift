@@ -29,7 +29,11 @@ public struct NormalizedName: Sendable, Hashable {
         /// RFC 4518-style preparation, reduced to what certificates need: case fold, trim,
         /// collapse whitespace.
         static func fold(_ s: String) -> String {
-            if let ascii = foldASCII(s) { return ascii }
+            foldASCII(s) ?? foldGeneral(s)
+        }
+
+        /// `fold` for any string: Unicode lowercasing, `Character.isWhitespace`.
+        static func foldGeneral(_ s: String) -> String {
             var out = ""
             var pendingSpace = false
             for ch in s.lowercased() {

@@ -1,3 +1,4 @@
+import Logging
 /// Chooses the evaluator for each host: by exact name, or by pattern.
 ///
 /// The analogue of Alamofire's `ServerTrustManager`, with two patterns:
@@ -38,6 +39,9 @@ public struct ServerTrustManager: ServerTrustEvaluating {
 
     private let exact: [String: (key: String, evaluator: any ServerTrustEvaluating)]
     private let patterns: [Pattern]
+    /// Where decisions and refusals are logged; nil uses ``TrustLogging/logger`` (silent unless
+    /// the app enables debug logging).
+    public var logger: Logger?
 
     /// - Parameters:
     ///   - allHostsMustBeEvaluated: refuse hosts that match no key (default true).
@@ -126,10 +130,10 @@ public struct ServerTrustManager: ServerTrustEvaluating {
                 host: host, presentedChain: trust.certificates, validatedChain: inner.validatedChain,
                 evaluator: inner.evaluator, reason: "rule '\(key)': \(inner.reason)", pinMatch: inner.pinMatch,
                 backendName: inner.backendName, duration: ContinuousClock.now - run.start, steps: [inner])
-            TrustLogging.log(decision)
+            TrustLogging.log(decision, logger: logger)
             return decision
         } catch let error as ServerTrustError {
-            TrustLogging.log(error, duration: ContinuousClock.now - run.start, backend: run.backendName)
+            TrustLogging.log(error, duration: ContinuousClock.now - run.start, backend: run.backendName, logger: logger)
             throw error
         }
     }
