@@ -143,7 +143,7 @@ public final class ExternalTLSPeer: @unchecked Sendable {
             probe.close()
             let arguments = try command(port)
             let logFile = directory.file("\(name.replacingOccurrences(of: " ", with: "-"))-\(port).log")
-            FileManager.default.createFile(atPath: logFile.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
             let log = try FileHandle(forWritingTo: logFile)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
