@@ -40,12 +40,15 @@ public enum HTTPSClient {
     /// GETs `url`, directly or through `proxy`.
     ///
     /// - Parameters:
+    ///   - proxy: an HTTP CONNECT proxy to tunnel through.
+    ///   - address: connect to this address instead of resolving the URL's host (the host is
+    ///     still the name sent and checked), like curl's `--resolve`.
     ///   - maximumBodySize: a response larger than this fails (default 16 MiB).
     /// - Throws: ``TLSError`` for connection and trust failures; `TLSTrustError` `.invalidArgument`
     ///   for a bad URL or a malformed response.
     public static func get(_ url: String, configuration: TLSClientConfiguration = TLSClientConfiguration(),
-                           backend: any TLSBackend, proxy: Proxy? = nil, headers: [(String, String)] = [],
-                           maximumBodySize: Int = 16 << 20) async throws -> Result {
+                           backend: any TLSBackend, proxy: Proxy? = nil, connectingTo address: String? = nil,
+                           headers: [(String, String)] = [], maximumBodySize: Int = 16 << 20) async throws -> Result {
         let target = try HTTPSURL(url)
         let connection: TLSConnection
         if let proxy {
@@ -53,7 +56,9 @@ public enum HTTPSClient {
             connection = try await TLSConnection.connect(over: transport, host: target.host, port: target.port,
                                                          configuration: configuration, backend: backend)
         } else {
-            connection = try await TLSConnection.connect(host: target.host, port: target.port,
+            var configuration = configuration
+            if address != nil, configuration.serverName == nil { configuration.serverName = target.host }
+            connection = try await TLSConnection.connect(host: address ?? target.host, port: target.port,
                                                          configuration: configuration, backend: backend)
         }
         var request = "GET \(target.path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUser-Agent: tlstrust\r\nAccept: */*\r\nConnection: close\r\n"
