@@ -12,6 +12,10 @@ import Synchronization
 ///
 /// After a failed handshake the connection reports ``failure`` (TLSTrust's reason) in preference to
 /// whatever the library said, so the app sees "pin mismatch" rather than "certificate verify failed".
+///
+/// - Important: call it from a thread of your own (``TLSConnection`` runs sessions on a dispatch
+///   queue), never from Swift's cooperative pool: waiting there for an async handler that needs a
+///   pool thread could starve the pool until the deadline.
 public final class TLSHandshakeContext: Sendable {
     /// Which side of the connection this is.
     public enum Role: String, Sendable { case client, server }
