@@ -133,6 +133,42 @@ public final class ExternalTLSPeer: @unchecked Sendable {
         }
     }
 
+    /// Where mitmproxy's `mitmdump` is: `$TLSTRUST_MITMDUMP`, the copy `.ci/setup test` installs
+    /// into `.build-tools/mitmproxy` of this package, or one on the PATH. Nil when there is none.
+    public static var mitmdumpPath: String? {
+        var candidates: [String] = []
+        if let explicit = ProcessInfo.processInfo.environment["TLSTRUST_MITMDUMP"] { candidates.append(explicit) }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(packageRoot.appendingPathComponent(".build-tools/mitmproxy/bin/mitmdump").path)
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            candidates.append("\(directory)/mitmdump")
+        }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The CA mitmproxy signs its forged certificates with (created at its first start).
+    public private(set) var mitmproxyCA: Certificate?
+
+    /// mitmproxy (`mitmdump`) as a regular HTTP proxy on 127.0.0.1: it intercepts `CONNECT`
+    /// tunnels, forging a certificate for each host under its own CA (``mitmproxyCA``), and
+    /// verifies the upstream server against `upstreamCA`.
+    public static func mitmproxy(upstreamCA: TestCertificate) throws -> ExternalTLSPeer {
+        guard let mitmdump = mitmdumpPath else {
+            throw TestPKIError(operation: "mitmproxy", openSSLErrors: ["mitmdump not found: run `.ci/setup test` or set TLSTRUST_MITMDUMP"])
+        }
+        let directory = try TemporaryDirectory(prefix: "tlstrust-mitmproxy")
+        let caFile = directory.file("upstream-ca.pem")
+        try TestPKI.writePEM([upstreamCA], to: caFile)
+        let peer = try launch(name: "mitmdump", directory: directory) { port in
+            [mitmdump, "--mode", "regular", "--listen-host", "127.0.0.1", "--listen-port", "\(port)",
+             "--set", "confdir=\(directory.url.path)", "--set", "ssl_verify_upstream_trusted_ca=\(caFile.path)",
+             "--set", "connection_strategy=lazy", "--flow-detail", "1"]
+        }
+        let caPEM = try [UInt8](Data(contentsOf: directory.file("mitmproxy-ca-cert.pem")))
+        peer.mitmproxyCA = try Certificate.certificates(pemOrDER: caPEM).first
+        return peer
+    }
+
     /// Starts `command(port)` on a free port and waits until it accepts TCP connections.
     public static func launch(name: String, directory: TemporaryDirectory,
                               command: (Int) throws -> [String]) throws -> ExternalTLSPeer {
