@@ -118,6 +118,6 @@ let package = Package(
             name: "SecurityTests",
             dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
         ),
-        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "tlstrust"]),
+        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "tlstrust"]),
     ]
 )
