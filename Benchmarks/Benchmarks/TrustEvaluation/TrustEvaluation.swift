@@ -23,6 +23,9 @@ import TLSTrustTesting
 /// - `evaluate-cached-pinned/<backend>/<chain>`: `evaluate-cached` plus an SPKI pin check
 ///   (`PublicKeysTrustEvaluator`), to see what pinning adds.
 /// - `core/spki-pin`: the pin of a key (SHA-256 + base64).
+/// - `handshake-tls13/<backend>/<chain>`, `handshake-tls12/…`: a full handshake over in-memory
+///   pipes, both sides on the backend, the client deciding trust with the engine (verified-chain
+///   cache warm); `…-unverified/…` the same with a handler that accepts without evaluating.
 ///
 /// Fixtures are minted once per process, before measurement. The process-wide cache switches are
 /// set inside each benchmark's closure, before its loop.
@@ -127,6 +130,27 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         Benchmark("prepare-anchors/\(backend.name)/system-store", configuration: .init(maxIterations: 200)) { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(try! backend.makeAnchorStore(systemCertificates))
+            }
+        }
+    }
+
+    // Full handshakes over in-memory pipes, both sides on one backend: verified (the engine decides,
+    // its verified-chain cache warm, as on a busy client) against accepted unverified (a handler that
+    // trusts whatever it is shown: the library's handshake plus TLSTrust's plumbing, no decision).
+    for backend in backends.compactMap({ $0 as? any TLSBackend }) {
+        for fixture in fixtures {
+            for version in TLSVersion.allCases where backend.supportedTLSVersions.contains(version) {
+                let handshake = try! HandshakeFixture(backend: backend, version: version, hierarchy: fixture.hierarchy)
+                let name = version == .tls13 ? "handshake-tls13" : "handshake-tls12"
+                for verified in [true, false] {
+                    Benchmark("\(name)\(verified ? "" : "-unverified")/\(backend.name)/\(fixture.label)",
+                              configuration: .init(maxIterations: 5_000)) { benchmark in
+                        caches(parse: true, chains: true)
+                        for _ in benchmark.scaledIterations {
+                            blackHole(try await handshake.handshake(verified: verified))
+                        }
+                    }
+                }
             }
         }
     }
