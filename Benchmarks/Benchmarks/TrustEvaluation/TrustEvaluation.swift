@@ -23,6 +23,7 @@ import TLSTrustTesting
 /// - `evaluate-cached-pinned/<backend>/<chain>`: `evaluate-cached` plus an SPKI pin check
 ///   (`PublicKeysTrustEvaluator`), to see what pinning adds.
 /// - `core/spki-pin`: the pin of a key (SHA-256 + base64).
+/// - `swift-certificates/<chain>`: swift-certificates' `Verifier` on the same chain, from DER.
 /// - `handshake-tls13/<backend>/<chain>`, `handshake-tls12/…`: a full handshake over in-memory
 ///   pipes, both sides on the backend, the client deciding trust with the engine (verified-chain
 ///   cache warm); `…-unverified/…` the same with a handler that accepts without evaluating.
@@ -133,6 +134,8 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+
+    swiftCertificatesBenchmarks(fixtures, host: host)
 
     // Full handshakes over in-memory pipes, both sides on one backend: verified (the engine decides,
     // its verified-chain cache warm, as on a busy client) against accepted unverified (a handler that
