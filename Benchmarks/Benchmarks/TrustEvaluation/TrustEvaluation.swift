@@ -22,6 +22,8 @@ import TLSTrustTesting
 ///   distribution's store plus the app's root, and the cold preparation of a native store.
 /// - `evaluate-cached-pinned/<backend>/<chain>`: `evaluate-cached` plus an SPKI pin check
 ///   (`PublicKeysTrustEvaluator`), to see what pinning adds.
+/// - `af-certificate-mode/<backend>/<chain>`: AFSecurityPolicy's certificate pinning mode, ported
+///   (`SecurityPolicy(pinningMode: .certificate)`), caches on as in a running app.
 /// - `core/spki-pin`: the pin of a key (SHA-256 + base64).
 /// - `swift-certificates/<chain>`: swift-certificates' `Verifier` on the same chain, from DER.
 /// - `handshake-tls13/<backend>/<chain>`, `handshake-tls12/…`: a full handshake over in-memory
@@ -95,6 +97,18 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
                     let chain = der.map { try! Certificate(derEncoded: $0) }
                     let trust = Trust(certificates: chain, policies: [.ssl(hostname: host)], anchors: anchors)
                     blackHole(try? pinned.evaluate(trust, forHost: host, using: backend))
+                }
+            }
+
+            // AFNetworking's certificate pinning mode, ported: the pinned certificates serve as
+            // the anchors, and one must be in the server's chain (AFSecurityPolicy.certificate).
+            let af = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [h.root.certificate, h.intermediate.certificate])
+            precondition(af.evaluateServerTrust(Trust(certificates: der.map { try! Certificate(derEncoded: $0) }), forDomain: host, using: backend))
+            Benchmark("af-certificate-mode/\(backend.name)/\(fixture.label)") { benchmark in
+                caches(parse: true, chains: true)
+                for _ in benchmark.scaledIterations {
+                    let chain = der.map { try! Certificate(derEncoded: $0) }
+                    blackHole(af.evaluateServerTrust(Trust(certificates: chain), forDomain: host, using: backend))
                 }
             }
 
