@@ -40,15 +40,15 @@ public final class InterceptingProxy: @unchecked Sendable {
         thread = Thread {
             while shared.running.load(ordering: .relaxed) {
                 guard let client = try? listener.accept(timeout: .milliseconds(200)) else { continue }
-                Task { @Sendable in
+                Thread {
                     do {
-                        try await InterceptingProxy.intercept(client, ca: ca, backend: backend, shared: shared,
-                                                              upstreamAnchors: upstreamAnchors, upstream: upstream)
+                        try InterceptingProxy.intercept(client, ca: ca, backend: backend, shared: shared,
+                                                        upstreamAnchors: upstreamAnchors, upstream: upstream)
                     } catch {
                         shared.log.withLock { $0.append("\(error)") }
                     }
                     client.close()
-                }
+                }.start()
             }
             shared.finished.signal()
         }
@@ -67,7 +67,7 @@ public final class InterceptingProxy: @unchecked Sendable {
 
     private static func intercept(_ client: TCPTransport, ca: TestCertificate, backend: any TLSBackend, shared: ProxyState,
                                   upstreamAnchors: TrustAnchors,
-                                  upstream: @Sendable (String, Int) -> (host: String, port: Int)) async throws {
+                                  upstream: @Sendable (String, Int) -> (host: String, port: Int)) throws {
         let deadline = ContinuousClock.now + .seconds(10)
         // 1. The plain CONNECT request.
         var head: [UInt8] = []
@@ -95,11 +95,11 @@ public final class InterceptingProxy: @unchecked Sendable {
         serverConfiguration.timeouts = TLSTimeouts(connect: .seconds(5), handshake: .seconds(5), read: .seconds(5))
         let downstream: TLSConnection
         do {
-            downstream = try await TLSConnection.accept(over: client, configuration: serverConfiguration, backend: backend)
+            downstream = try TLSConnection.acceptBlocking(over: client, configuration: serverConfiguration, backend: backend)
         } catch {
             throw TLSError(.handshakeFailed, "proxy: the client refused the forged certificate for \(host): \(error)")
         }
-        let request = try await LocalHTTPSServer.readHead(downstream)
+        let request = try LocalHTTPSServer.readHead(downstream)
         shared.intercepted.withLock { $0.append(request) }
 
         // 3. A genuine connection to the origin, and the relay.
@@ -107,12 +107,12 @@ public final class InterceptingProxy: @unchecked Sendable {
         var clientConfiguration = TLSClientConfiguration(serverName: host)
         clientConfiguration.anchors = upstreamAnchors
         clientConfiguration.timeouts = serverConfiguration.timeouts
-        let origin = try await TLSConnection.connect(host: originHost, port: originPort, configuration: clientConfiguration, backend: backend)
-        try await origin.write(Array(request.utf8))
-        let answer = try await origin.readToEnd(limit: 16 << 20)
-        await origin.close()
-        try await downstream.write(answer)
-        await downstream.close()
+        let origin = try TLSConnection.connectBlocking(host: originHost, port: originPort, configuration: clientConfiguration, backend: backend)
+        try origin.writeBlocking(Array(request.utf8))
+        let answer = try origin.readToEndBlocking(limit: 16 << 20)
+        origin.closeBlocking()
+        try downstream.writeBlocking(answer)
+        downstream.closeBlocking()
     }
 }
 

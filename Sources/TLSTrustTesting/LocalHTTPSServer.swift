@@ -5,8 +5,10 @@ import TLSTrust
 /// An HTTPS server on 127.0.0.1 with an ephemeral port, on any ``TLSBackend``: the origin of the
 /// live demo and of tests. Answers every request with `handler`'s response and closes.
 ///
-/// Accepts on its own thread and handles each connection in a task; ``stop()`` (or deinit) closes
-/// the listener and waits for the accept thread.
+/// Accepts on its own thread and handles each connection on a thread of its own with the blocking
+/// connection calls, so that it keeps serving however busy Swift's cooperative pool is (tests that
+/// wait synchronously for a child process hold pool threads). ``stop()`` (or deinit) closes the
+/// listener and waits for the accept thread.
 public final class LocalHTTPSServer: @unchecked Sendable {
     /// A request as the server saw it.
     public struct Request: Sendable {
@@ -40,19 +42,19 @@ public final class LocalHTTPSServer: @unchecked Sendable {
         thread = Thread {
             while state.running.load(ordering: .relaxed) {
                 guard let transport = try? listener.accept(timeout: .milliseconds(200)) else { continue }
-                Task { @Sendable in
+                Thread {
                     do {
-                        let connection = try await TLSConnection.accept(over: transport, configuration: configuration, port: port, backend: backend)
-                        let head = try await LocalHTTPSServer.readHead(connection)
+                        let connection = try TLSConnection.acceptBlocking(over: transport, configuration: configuration, port: port, backend: backend)
+                        let head = try LocalHTTPSServer.readHead(connection)
                         let (status, body) = handler(Request(head: head, clientCertificates: connection.peerCertificates))
                         let reply = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Error")\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-                        try await connection.write(Array(reply.utf8))
-                        await connection.close()
+                        try connection.writeBlocking(Array(reply.utf8))
+                        connection.closeBlocking()
                     } catch {
                         state.log.withLock { $0.append("\(error)") }
                         transport.close()
                     }
-                }
+                }.start()
             }
             state.finished.signal()
         }
@@ -70,11 +72,11 @@ public final class LocalHTTPSServer: @unchecked Sendable {
     }
 
     /// Reads a request head (up to the blank line; at most 64 KiB).
-    static func readHead(_ connection: TLSConnection) async throws -> String {
+    static func readHead(_ connection: TLSConnection) throws -> String {
         var bytes: [UInt8] = []
         while HTTPResponseHead.end(of: bytes) == nil {
             guard bytes.count < 65_536 else { throw TLSError(.protocolError, "request head too long") }
-            let chunk = try await connection.read(maximumCount: 4096)
+            let chunk = try connection.readBlocking(maximumCount: 4096)
             if chunk.isEmpty { break }
             bytes += chunk
         }

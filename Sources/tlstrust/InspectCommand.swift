@@ -48,6 +48,8 @@ struct InspectCommand: ParsableCommand {
         let target = try HTTPSURL(url)
         let backend = try tls.tlsBackend()
         var configuration = try tls.configuration(for: target.host, backend: backend)
+        // With --connect-to, the URL's host is still the name sent and checked.
+        if configuration.serverName == nil { configuration.serverName = target.host }
         let box = CapturedTrust()
         configuration.challengeHandler = TLSChallengeHandlers.closure { challenge in
             if challenge.protectionSpace.authenticationMethod == .serverTrust {

@@ -133,14 +133,7 @@ public final class TLSConnection: @unchecked Sendable {
     /// - Returns: the bytes; empty when the peer has closed the connection.
     /// - Throws: ``TLSError`` `.timedOut` after ``TLSTimeouts/read`` without data.
     public func read(maximumCount: Int = 16_384) async throws -> [UInt8] {
-        try await Self.run(on: queue) { [self] in
-            guard !closed else { return [] }
-            context.deadline = .now + timeouts.read
-            var buffer = [UInt8](repeating: 0, count: max(1, maximumCount))
-            let n = try buffer.withUnsafeMutableBytes { try session.read(into: $0) }
-            buffer.removeSubrange(n...)
-            return buffer
-        }
+        try await Self.run(on: queue) { [self] in try readOnQueue(maximumCount: maximumCount) }
     }
 
     /// Reads until the peer closes the connection or `limit` bytes have arrived.
@@ -156,22 +149,12 @@ public final class TLSConnection: @unchecked Sendable {
 
     /// Writes all of `bytes`.
     public func write(_ bytes: [UInt8]) async throws {
-        try await Self.run(on: queue) { [self] in
-            guard !closed else { throw TLSError(.connectionClosed, "the connection is closed") }
-            context.deadline = .now + timeouts.read
-            try bytes.withUnsafeBytes { try session.write($0) }
-        }
+        try await Self.run(on: queue) { [self] in try writeOnQueue(bytes) }
     }
 
     /// Sends close_notify and closes the transport. Safe to call twice.
     public func close() async {
-        _ = try? await Self.run(on: queue) { [self] in
-            guard !closed else { return }
-            closed = true
-            context.deadline = .now + .seconds(1)
-            session.shutdown()
-            transport.close()
-        }
+        _ = try? await Self.run(on: queue) { [self] in closeOnQueue() }
     }
 
     deinit {
@@ -179,6 +162,93 @@ public final class TLSConnection: @unchecked Sendable {
             session.shutdown()
             transport.close()
         }
+    }
+
+    // MARK: Blocking variants
+
+    /// Connects and runs a client handshake on the calling thread, for code that has threads of its
+    /// own (a thread-per-connection server, a proxy, a benchmark loop).
+    ///
+    /// - Important: never call a blocking variant from Swift's cooperative pool (an `async`
+    ///   context): it would hold a pool thread for the whole handshake.
+    public static func connectBlocking(host: String, port: Int, configuration: TLSClientConfiguration = TLSClientConfiguration(),
+                                       backend: any TLSBackend) throws -> TLSConnection {
+        let transport = try TCPTransport.connect(host: host, port: port, timeout: configuration.timeouts.connect)
+        return try connectBlocking(over: transport, host: host, port: port, configuration: configuration, backend: backend)
+    }
+
+    /// Runs a client handshake over `transport` on the calling thread. See ``connectBlocking(host:port:configuration:backend:)``.
+    public static func connectBlocking(over transport: any TLSTransport, host: String, port: Int = 443,
+                                       configuration: TLSClientConfiguration = TLSClientConfiguration(),
+                                       backend: any TLSBackend) throws -> TLSConnection {
+        let queue = DispatchQueue(label: "tlstrust.connection.\(backend.name)")
+        let context = TLSHandshakeContext(client: configuration, host: host, port: port, backend: backend)
+        return try queue.sync {
+            try handshake(context: context, transport: transport, timeouts: configuration.timeouts, queue: queue) {
+                try backend.makeClientSession(configuration: configuration, context: context, transport: transport)
+            }
+        }
+    }
+
+    /// Runs a server handshake over `transport` on the calling thread. See ``connectBlocking(host:port:configuration:backend:)``.
+    public static func acceptBlocking(over transport: any TLSTransport, configuration: TLSServerConfiguration, port: Int = 0,
+                                      backend: any TLSBackend) throws -> TLSConnection {
+        let queue = DispatchQueue(label: "tlstrust.server.\(backend.name)")
+        let context = TLSHandshakeContext(server: configuration, port: port, backend: backend)
+        return try queue.sync {
+            try handshake(context: context, transport: transport, timeouts: configuration.timeouts, queue: queue) {
+                try backend.makeServerSession(configuration: configuration, context: context, transport: transport)
+            }
+        }
+    }
+
+    /// ``read(maximumCount:)`` on the calling thread.
+    public func readBlocking(maximumCount: Int = 16_384) throws -> [UInt8] {
+        try queue.sync { try readOnQueue(maximumCount: maximumCount) }
+    }
+
+    /// ``readToEnd(limit:)`` on the calling thread.
+    public func readToEndBlocking(limit: Int = 64 << 20) throws -> [UInt8] {
+        var all: [UInt8] = []
+        while all.count < limit {
+            let chunk = try readBlocking(maximumCount: min(65_536, limit - all.count))
+            if chunk.isEmpty { break }
+            all += chunk
+        }
+        return all
+    }
+
+    /// ``write(_:)`` on the calling thread.
+    public func writeBlocking(_ bytes: [UInt8]) throws {
+        try queue.sync { try writeOnQueue(bytes) }
+    }
+
+    /// ``close()`` on the calling thread.
+    public func closeBlocking() {
+        queue.sync { closeOnQueue() }
+    }
+
+    private func readOnQueue(maximumCount: Int) throws -> [UInt8] {
+        guard !closed else { return [] }
+        context.deadline = .now + timeouts.read
+        var buffer = [UInt8](repeating: 0, count: max(1, maximumCount))
+        let n = try buffer.withUnsafeMutableBytes { try session.read(into: $0) }
+        buffer.removeSubrange(n...)
+        return buffer
+    }
+
+    private func writeOnQueue(_ bytes: [UInt8]) throws {
+        guard !closed else { throw TLSError(.connectionClosed, "the connection is closed") }
+        context.deadline = .now + timeouts.read
+        try bytes.withUnsafeBytes { try session.write($0) }
+    }
+
+    private func closeOnQueue() {
+        guard !closed else { return }
+        closed = true
+        context.deadline = .now + .seconds(1)
+        session.shutdown()
+        transport.close()
     }
 
     static func run<T: Sendable>(on queue: DispatchQueue, _ body: @escaping @Sendable () throws -> T) async throws -> T {
