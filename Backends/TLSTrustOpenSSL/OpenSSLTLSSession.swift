@@ -246,6 +246,11 @@ final class OpenSSLTLSSession: TLSSession {
             _ = state.context.verifyPeer(presentedChain: [], protocolVersion: ssl.flatMap(Self.version(of:)))
             return TLSError(.noPeerCertificate, "the client presented no certificate (OpenSSL: \(text))")
         }
+        if role == .client && state.peerVerified == nil && reason == SSL_R_CERTIFICATE_VERIFY_FAILED {
+            // OpenSSL fails an empty server Certificate message before it reaches the callback.
+            _ = state.context.verifyPeer(presentedChain: [], protocolVersion: ssl.flatMap(Self.version(of:)))
+            return TLSError(.noPeerCertificate, "the server presented no certificate (OpenSSL: \(text))")
+        }
         if code == SSL_ERROR_ZERO_RETURN || state.sawEndOfStream {
             return TLSError(.connectionClosed, "the peer closed the connection during the handshake\(text.isEmpty ? "" : " (OpenSSL: \(text))")")
         }

@@ -29,9 +29,15 @@ public final class ExternalTLSPeer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops the peer and waits for it to exit.
+    ///
+    /// SIGTERM first, then SIGKILL: a child spawned from a Dispatch worker thread inherits that
+    /// thread's blocked signals, SIGTERM among them, and would otherwise never exit.
     public func stop() {
         if process.isRunning {
             process.terminate()
+            let deadline = Date().addingTimeInterval(0.5)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
     }
@@ -71,9 +77,13 @@ public final class ExternalTLSPeer: @unchecked Sendable {
                                      extraArguments: [String] = []) throws -> ExternalTLSPeer {
         let directory = try TemporaryDirectory(prefix: "tlstrust-s_server")
         let files = try writeIdentity(leaf: leaf, chain: chain, clientCAs: clientCAs, in: directory)
+        // `-cert` reads only the first certificate of its file; the intermediates go in `-cert_chain`.
+        let intermediates = directory.file("server-intermediates.pem")
+        if !chain.isEmpty { try TestPKI.writePEM(chain, to: intermediates) }
         return try launch(name: "openssl s_server", directory: directory) { port in
             var arguments = ["openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", files.chainPEM.path,
                              "-key", files.keyPEM.path, "-www", "-quiet"]
+            if !chain.isEmpty { arguments += ["-cert_chain", intermediates.path] }
             if let version { arguments.append(version == .tls13 ? "-tls1_3" : "-tls1_2") }
             if requireClientCertificate, let ca = files.clientCAPEM { arguments += ["-Verify", "3", "-CAfile", ca.path] }
             return arguments + extraArguments
