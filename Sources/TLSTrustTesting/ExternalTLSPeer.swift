@@ -29,9 +29,15 @@ public final class ExternalTLSPeer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops the peer and waits for it to exit.
+    ///
+    /// A child started from a Dispatch worker thread inherits its blocked signals, SIGTERM among
+    /// them, so `terminate()` alone may never end it: after a short grace period it gets SIGKILL.
     public func stop() {
         if process.isRunning {
             process.terminate()
+            let deadline = ContinuousClock.now + .milliseconds(300)
+            while process.isRunning && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
     }
@@ -74,6 +80,12 @@ public final class ExternalTLSPeer: @unchecked Sendable {
         return try launch(name: "openssl s_server", directory: directory) { port in
             var arguments = ["openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", files.chainPEM.path,
                              "-key", files.keyPEM.path, "-www", "-quiet"]
+            // `-cert` reads only the first certificate of its file; `-cert_chain` sends the others.
+            if !chain.isEmpty {
+                let intermediates = directory.file("server-intermediates.pem")
+                try TestPKI.writePEM(chain, to: intermediates)
+                arguments += ["-cert_chain", intermediates.path]
+            }
             if let version { arguments.append(version == .tls13 ? "-tls1_3" : "-tls1_2") }
             if requireClientCertificate, let ca = files.clientCAPEM { arguments += ["-Verify", "3", "-CAfile", ca.path] }
             return arguments + extraArguments
