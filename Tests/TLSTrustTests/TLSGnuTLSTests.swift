@@ -295,6 +295,46 @@ struct TLSGnuTLSTests {
         try await Self.expectClientFails(clientResult)
     }
 
+    @Test("A handler that cancels the client-certificate challenge ends the handshake", arguments: [TLSVersion.tls12, .tls13])
+    func cancelledClientCertificateChallenge(version: TLSVersion) async throws {
+        let pki = try TestHierarchy.make(leafDNSNames: [Self.host])
+        let clientPKI = try TestHierarchy.make(leafDNSNames: ["client.example.com"])
+        var client = Self.clientConfiguration(anchors: pki.anchors, version: version)
+        client.identity = try Self.pkcs12Identity(clientPKI)
+        client.challengeHandler = TLSChallengeHandlers.closure { challenge in
+            challenge.protectionSpace.authenticationMethod == .clientCertificate ? .cancel() : .performDefaultHandling
+        }
+        let (clientResult, serverResult) = await Self.handshakePair(
+            client: client, server: try Self.mutualServer(pki, clientCA: clientPKI, version: version))
+        #expect(Self.tlsError(clientResult)?.code == .cancelled, "\(String(describing: Self.tlsError(clientResult)))")
+        #expect(Self.tlsError(serverResult) != nil)
+    }
+
+    @Test("Rejecting the client-certificate protection space sends no certificate", arguments: [TLSVersion.tls12, .tls13])
+    func rejectedClientCertificateProtectionSpace(version: TLSVersion) async throws {
+        let pki = try TestHierarchy.make(leafDNSNames: [Self.host])
+        let clientPKI = try TestHierarchy.make(leafDNSNames: ["client.example.com"])
+        var client = Self.clientConfiguration(anchors: pki.anchors, version: version)
+        client.identity = try Self.pkcs12Identity(clientPKI)
+        client.challengeHandler = TLSChallengeHandlers.closure { challenge in
+            challenge.protectionSpace.authenticationMethod == .clientCertificate ? .rejectProtectionSpace : .performDefaultHandling
+        }
+        let (clientResult, serverResult) = await Self.handshakePair(
+            client: client, server: try Self.mutualServer(pki, clientCA: clientPKI, version: version))
+        #expect(Self.tlsError(serverResult)?.code == .noPeerCertificate)
+        try await Self.expectClientFails(clientResult)
+    }
+
+    @Test("No common version is a handshake failure on both sides")
+    func noCommonVersion() async throws {
+        let pki = try TestHierarchy.make(leafDNSNames: [Self.host])
+        let (clientResult, serverResult) = await Self.handshakePair(
+            client: Self.clientConfiguration(anchors: pki.anchors, version: .tls13),
+            server: Self.serverConfiguration(try Self.identity(pki), version: .tls12))
+        #expect(Self.tlsError(clientResult)?.code == .handshakeFailed, "\(String(describing: Self.tlsError(clientResult)))")
+        #expect(Self.tlsError(serverResult)?.code == .handshakeFailed, "\(String(describing: Self.tlsError(serverResult)))")
+    }
+
     @Test("Optional client authentication accepts a client without a certificate")
     func optionalClientAuthentication() async throws {
         let pki = try TestHierarchy.make(leafDNSNames: [Self.host])
