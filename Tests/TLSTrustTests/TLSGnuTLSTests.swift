@@ -492,7 +492,7 @@ struct TLSGnuTLSTests {
                              "-CAfile", caFile.path, "-verify_return_error", "-verify_hostname", Self.host]
         let input = Pipe()
         let output = directory.file("s_client.out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let outputHandle = try FileHandle(forWritingTo: output)
         process.standardInput = input
         process.standardOutput = outputHandle
