@@ -1,0 +1,34 @@
+internal import CGnuTLS
+import TLSTrust
+
+/// Live TLS on GnuTLS 3.7: client and server sessions over any ``TLSTransport``, TLS 1.2 and 1.3.
+///
+/// ```swift
+/// var configuration = TLSClientConfiguration()
+/// configuration.anchors = .only([appCA])
+/// let connection = try await TLSConnection.connect(host: "api.example.com", port: 443,
+///                                                  configuration: configuration, backend: GnuTLSTrustBackend())
+/// ```
+///
+/// The peer's chain is judged by the core through the handshake context (see ``GnuTLSTLSSession``);
+/// identities must come from this backend's `importPKCS12` or `importIdentity`.
+extension GnuTLSTrustBackend: TLSBackend {
+    /// GnuTLS 3.7 negotiates TLS 1.2 and TLS 1.3.
+    public var supportedTLSVersions: Set<TLSVersion> { [.tls12, .tls13] }
+
+    /// The client certificate callback (`gnutls_certificate_set_retrieve_function2`) receives the
+    /// CertificateRequest's CA names, under TLS 1.2 and TLS 1.3.
+    public var reportsAcceptableCANames: Bool { true }
+
+    public func makeClientSession(configuration: TLSClientConfiguration, context: TLSHandshakeContext,
+                                  transport: any TLSTransport) throws -> any TLSSession {
+        let versions = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
+        return try GnuTLSTLSSession(client: configuration, context: context, transport: transport, versions: versions)
+    }
+
+    public func makeServerSession(configuration: TLSServerConfiguration, context: TLSHandshakeContext,
+                                  transport: any TLSTransport) throws -> any TLSSession {
+        let versions = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
+        return try GnuTLSTLSSession(server: configuration, context: context, transport: transport, versions: versions)
+    }
+}
