@@ -12,12 +12,14 @@ public struct TLSTrustConfigurationError: Error, Sendable, CustomStringConvertib
 
     public var description: String { message }
 
-    /// `certificateVerification` is `.none` (or `.optionalVerification`): swift-nio-ssl does not call
-    /// the custom verification callback then, so TLSTrust's refusal would be ignored and every
-    /// chain accepted.
+    /// `certificateVerification` is `.none`: swift-nio-ssl then ignores the custom verification
+    /// callback's refusal, so every chain would be accepted. `.optionalVerification` is refused
+    /// too: it makes the peer's certificate optional, and a peer that presents none is never
+    /// evaluated.
     static let verificationDisabled = TLSTrustConfigurationError(
-        "certificateVerification is .none (or .optionalVerification): swift-nio-ssl then ignores the custom "
-            + "verification callback, so TLSTrust could not refuse any chain; use .noHostnameVerification "
+        "certificateVerification is .none or .optionalVerification: under .none swift-nio-ssl ignores a refusal "
+            + "from the custom verification callback, and under .optionalVerification a peer may present no certificate, "
+            + "so TLSTrust could not refuse a chain; use .noHostnameVerification "
             + "(TLSConfiguration.forTLSTrust() sets it)")
 }
 
@@ -39,8 +41,8 @@ extension TLSConfiguration {
     ///   decides. (swift-nio-ssl's own check, run after the handshake under `.fullVerification`,
     ///   accepts a certificate whose IP address SAN matches the peer's address whatever DNS name
     ///   was asked for; and its refusal would not carry TLSTrust's reason.)
-    /// - `.none` and `.optionalVerification` are refused: swift-nio-ssl does not call the callback
-    ///   then, and would accept every chain.
+    /// - `.none` is refused: swift-nio-ssl ignores the callback's refusal then, and would accept
+    ///   every chain; so is `.optionalVerification` (a peer could present no certificate).
     ///
     /// ```swift
     /// let context = try NIOSSLContext(configuration: try TLSConfiguration.makeClientConfiguration().forTLSTrust())

@@ -69,7 +69,7 @@ public struct TLSTrustVerifier: Sendable {
     /// survives. On success the validated chain (leaf to anchor) is returned as metadata, so that
     /// `NIOSSLHandler.peerValidatedCertificateChain` is TLSTrust's validated chain.
     ///
-    /// - Important: swift-nio-ssl does not call the callback at all when the context's
+    /// - Important: swift-nio-ssl ignores the callback's refusal when the context's
     ///   `certificateVerification` is `.none`. Build the context from
     ///   ``NIOSSL/TLSConfiguration/forTLSTrust()``, or use the helpers that check it
     ///   (``NIOCore/ChannelPipeline/SynchronousOperations/addTLSTrustClientHandlers(context:serverHostname:verifier:record:)``).
