@@ -108,9 +108,31 @@ struct TLSTrustAsyncHTTPClientTests {
             }
             // No retry until the connect timeout: reported at once.
             #expect(ContinuousClock.now - start < .seconds(4))
+            // The refused connections were closed (not leaked), while the client is still running.
+            try await waitUntil { server.openConnections == 0 }
+            #expect(server.openConnections == 0)
             try await client.shutdown()
         }
         #expect(reported.withLockedValue { $0.count } == 2)
+    }
+
+    @Test("Trap, shown: an initializer that fails without closing leaves the connection open")
+    func failingWithoutClosingLeaks() async throws {
+        struct Refused: Error {}
+        var configuration = Self.base(.http1)
+        configuration.tlsConfiguration = .makeClientConfiguration()
+        configuration.tlsConfiguration?.trustRoots = .certificates([try NIOSSLCertificate(bytes: world.real.root.der, format: .der)])
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.http1_1ConnectionDebugInitializer = { channel in channel.eventLoop.makeFailedFuture(Refused()) }
+        try await TestTLSServer.with(presenting: world.real.chain) { server in
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            await #expect(throws: Refused.self) {
+                _ = try await client.execute(HTTPClientRequest(url: "https://\(NIOWorld.host):\(server.port)/"), timeout: .seconds(10))
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(server.openConnections == 1, "the refused connection is still open")
+            try await client.shutdown()
+        }
     }
 
     @Test("Mutual TLS: the per-host PKCS#12 identity is presented through sslContextCallback", arguments: Version.allCases)

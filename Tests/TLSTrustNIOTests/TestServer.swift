@@ -20,6 +20,8 @@ final class TestTLSServer: Sendable {
     let channel: Channel
     /// The client-certificate outcomes of the connections so far.
     let clientRecords: NIOLockedRecords
+    /// Connections accepted and not yet closed.
+    var openConnections: Int { clientRecords.openConnections.withLockedValue { $0 } }
 
     var port: Int { channel.localAddress!.port! }
 
@@ -53,7 +55,9 @@ final class TestTLSServer: Sendable {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    records.openConnections.withLockedValue { $0 += 1 }
+                    channel.closeFuture.whenComplete { _ in records.openConnections.withLockedValue { $0 -= 1 } }
+                    return channel.eventLoop.makeCompletedFuture {
                         if let clientVerifier {
                             let record = try channel.pipeline.syncOperations.addTLSTrustServerHandlers(
                                 context: context, clientVerifier: clientVerifier)
@@ -104,6 +108,7 @@ final class TestTLSServer: Sendable {
 /// The client-certificate records of a server's connections.
 final class NIOLockedRecords: Sendable {
     private let records = NIOLockedValueBox<[TLSTrustVerificationRecord]>([])
+    let openConnections = NIOLockedValueBox(0)
     func append(_ record: TLSTrustVerificationRecord) { records.withLockedValue { $0.append(record) } }
     var all: [TLSTrustVerificationRecord] { records.withLockedValue { $0 } }
 }
