@@ -156,7 +156,7 @@ let package = Package(
             name: "SecurityTests",
             dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
         ),
-        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "tlstrust"]),
+        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "tlstrust"]),
         // A real NIO TLS server on 127.0.0.1; empty without the `NIO` trait:
         // `swift test --traits NIO --filter TLSTrustNIOTests`.
         .testTarget(

@@ -13,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(name: "TLSTrust", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // The fastest pure-Swift verifier, measured on the same chains for comparison only.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         .executableTarget(
@@ -24,6 +26,7 @@ let package = Package(
                 .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustTesting", package: "TLSTrust"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Benchmarks/TrustEvaluation",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -16,6 +16,8 @@ import TLSTrustTesting
 /// | `evaluate-cached` | parse + evaluation of a chain already verified: the parse cache and the verified-chain cache answer |
 /// | `raw-c` | the library alone, from DER: its parse + its verifier (`RawVerificationBenchmark.verifyFromDER`) |
 /// | `signature-floor` | the chain's two signature verifications with keys imported beforehand |
+/// | `handshake-tls13`, `handshake-tls12` | a full handshake over in-memory pipes, both sides on the backend, the client deciding trust with the engine (verified-chain cache warm) |
+/// | (`handshake-tls13-unverified`, …) | the same, the client accepting without a decision: the baseline, reported as `unverifiedOpsPerSecond` of the handshake in JSON |
 ///
 /// The operation names and the JSON fields are a contract (issue 11): scripts rely on them.
 struct BenchCommand: ParsableCommand {
@@ -25,8 +27,9 @@ struct BenchCommand: ParsableCommand {
         discussion: """
             Operations: parse, evaluate (engine, from DER), evaluate-native (the library's verifier \
             through TLSTrust), evaluate-cached (re-evaluation of a verified chain), raw-c (the library's \
-            own C verification from DER), signature-floor (two signature checks with imported keys). \
-            Handshake rates need live TLS, which TLSTrust does not have yet.
+            own C verification from DER), signature-floor (two signature checks with imported keys), \
+            handshake-tls13 / handshake-tls12 (full handshakes over in-memory pipes, trust decided by the \
+            engine) and their -unverified baselines (the client accepts without deciding).
             """
     )
 
@@ -89,7 +92,13 @@ struct BenchCommand: ParsableCommand {
         for chain in selectedChains {
             if selectedOperations.contains(.parse) { plan.append((nil, chain, .parse)) }
             for backend in selectedBackends {
-                for operation in selectedOperations where operation != .parse { plan.append((backend, chain, operation)) }
+                for operation in selectedOperations where operation != .parse {
+                    // mbedTLS 2.28 has no TLS 1.3: nothing to measure there.
+                    if let version = operation.handshakeVersion {
+                        guard let tls = backend as? any TLSBackend, tls.supportedTLSVersions.contains(version) else { continue }
+                    }
+                    plan.append((backend, chain, operation))
+                }
             }
         }
 
@@ -140,6 +149,22 @@ enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
     case evaluateCached = "evaluate-cached"
     case rawC = "raw-c"
     case signatureFloor = "signature-floor"
+    case handshakeTLS13 = "handshake-tls13"
+    case handshakeTLS12 = "handshake-tls12"
+    case handshakeTLS13Unverified = "handshake-tls13-unverified"
+    case handshakeTLS12Unverified = "handshake-tls12-unverified"
+
+    /// The TLS version a handshake operation negotiates.
+    var handshakeVersion: TLSVersion? {
+        switch self {
+        case .handshakeTLS13, .handshakeTLS13Unverified: .tls13
+        case .handshakeTLS12, .handshakeTLS12Unverified: .tls12
+        default: nil
+        }
+    }
+
+    /// Whether a handshake operation lets the engine decide.
+    var isVerifiedHandshake: Bool { self == .handshakeTLS13 || self == .handshakeTLS12 }
 }
 
 /// One chain minted for the run, and the closures that measure each operation on it.
@@ -150,6 +175,9 @@ struct BenchFixture {
     let leaf: Certificate
     let presentedDER: [[UInt8]]
     let anchors: TrustAnchors
+    /// The minted hierarchy, keys included (nil when the chains were read back from a directory):
+    /// the handshakes need the server's key.
+    let hierarchy: TestHierarchy?
 
     /// Mints a fresh hierarchy; with `directory`, reuses the one saved there by an earlier run
     /// (or saves the new one), so that runs compared instruction by instruction see the same bytes.
@@ -157,12 +185,14 @@ struct BenchFixture {
         let names = ["root", "intermediate", "leaf"]
         let files = names.map { "\(directory ?? "")/\(chain.rawValue)-\($0).der" }
         var ders: [[UInt8]]
+        var minted: TestHierarchy?
         if directory != nil, let saved = Optional(files.compactMap { FileManager.default.contents(atPath: $0).map { [UInt8]($0) } }),
            saved.count == 3 {
             ders = saved
         } else {
             let h = try TestHierarchy.make(keyAlgorithm: chain.keyAlgorithm, leafDNSNames: [Self.host])
             ders = [h.root.der, h.intermediate.der, h.leaf.der]
+            minted = h
             if let directory {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 for (file, der) in zip(files, ders) { try Data(der).write(to: URL(fileURLWithPath: file)) }
@@ -173,6 +203,7 @@ struct BenchFixture {
         leaf = try Certificate(derEncoded: ders[2])
         presentedDER = [ders[2], ders[1]]
         anchors = TrustAnchors.only([root])
+        hierarchy = minted
     }
 
     /// The work of one iteration of `operation`, after checking once that it succeeds (a benchmark
@@ -210,6 +241,16 @@ struct BenchFixture {
                 leaf: leaf, intermediates: [intermediate], anchor: root, hostname: Self.host)
             else { throw TLSTrustError(.unsupported, "\(backend.name) offers no raw verification benchmark") }
             body = operation == .rawC ? { raw.verifyFromDER() } : { raw.verifySignatures() }
+        case (.handshakeTLS13, let backend?), (.handshakeTLS12, let backend?),
+             (.handshakeTLS13Unverified, let backend?), (.handshakeTLS12Unverified, let backend?):
+            guard let tls = backend as? any TLSBackend, let hierarchy, let version = operation.handshakeVersion else {
+                throw TLSTrustError(.unsupported, "\(backend.name) \(operation.rawValue): no TLS or no keys for the chain (unsupported)")
+            }
+            CertificateParseCache.isEnabled = true
+            VerifiedChainCache.isEnabled = true
+            let fixture = try HandshakeFixture(backend: tls, version: version, hierarchy: hierarchy, host: Self.host)
+            let verified = operation.isVerifiedHandshake
+            body = { (try? AsyncBridge.run { try await fixture.handshake(verified: verified) }) ?? false }
         case (_, nil):
             throw TLSTrustError(.invalidArgument, "\(operation.rawValue) needs a backend")
         }
@@ -273,11 +314,21 @@ struct BenchResult {
     var microsPerOp: Double { seconds * 1e6 / Double(iterations) }
 
     /// `[{"backend":…,"chain":…,"operation":…,"opsPerSecond":…,"microsPerOp":…,"iterations":…}, …]`
+    ///
+    /// Operations are the contract's names only: an `-unverified` handshake baseline is not an
+    /// element of its own but `unverifiedOpsPerSecond` in its handshake's element.
     static func json(_ results: [BenchResult]) -> String {
-        let objects = results.map { r -> [String: Any] in
-            ["backend": r.backend, "chain": r.chain, "operation": r.operation,
-             "opsPerSecond": (r.opsPerSecond * 10).rounded() / 10, "microsPerOp": (r.microsPerOp * 1000).rounded() / 1000,
-             "iterations": r.iterations]
+        let objects = results.filter { !$0.operation.hasSuffix("-unverified") }.map { r -> [String: Any] in
+            var object: [String: Any] = [
+                "backend": r.backend, "chain": r.chain, "operation": r.operation,
+                "opsPerSecond": (r.opsPerSecond * 10).rounded() / 10, "microsPerOp": (r.microsPerOp * 1000).rounded() / 1000,
+                "iterations": r.iterations,
+            ]
+            if r.operation.hasPrefix("handshake-"),
+               let baseline = results.first(where: { $0.backend == r.backend && $0.chain == r.chain && $0.operation == r.operation + "-unverified" }) {
+                object["unverifiedOpsPerSecond"] = (baseline.opsPerSecond * 10).rounded() / 10
+            }
+            return object
         }
         let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)

@@ -1,16 +1,24 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TLSTrust
 
-/// `tlstrust inspect`: a readable summary of each certificate.
+/// `tlstrust inspect`: a readable summary of each certificate, from files or from a live server.
+///
+/// For `https://HOST:PORT` it connects, takes the chain the server presents, and shows it, the
+/// chain TLSTrust builds from it (or why none validates) and each certificate's pin — what
+/// `openssl s_client -showcerts` shows, but readable. It then ends the handshake with an alert:
+/// nothing is ever sent to the server.
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Print a readable summary of each certificate in the given files."
+        abstract: "Print a readable summary of each certificate in the given files, or presented by https://HOST:PORT."
     )
 
-    @Argument(help: "Certificate files (PEM bundles or DER).")
+    @Argument(help: "Certificate files (PEM bundles or DER), or https://HOST[:PORT] URLs.")
     var files: [String]
+
+    @OptionGroup(title: "Connection (for https:// arguments)") var tls: ClientTLSOptions
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one file") }
@@ -19,6 +27,12 @@ struct InspectCommand: ParsableCommand {
     func run() throws {
         var first = true
         for file in files {
+            if file.lowercased().hasPrefix("https://") {
+                if !first { print("") }
+                first = false
+                try inspectLive(file)
+                continue
+            }
             let certificates = try InputFiles.certificates(file)
             for (i, cert) in certificates.enumerated() {
                 if !first { print("") }
@@ -26,6 +40,56 @@ struct InspectCommand: ParsableCommand {
                 print((certificates.count > 1 ? "\(file) #\(i + 1)" : file).terminalSafe)
                 print(Self.summary(cert))
             }
+        }
+    }
+
+    /// Connects, captures the presented chain in the server-trust challenge, and refuses it.
+    private func inspectLive(_ url: String) throws {
+        let target = try HTTPSURL(url)
+        let backend = try tls.tlsBackend()
+        var configuration = try tls.configuration(for: target.host, backend: backend)
+        // With --connect-to, the URL's host is still the name sent and checked.
+        if configuration.serverName == nil { configuration.serverName = target.host }
+        let box = CapturedTrust()
+        configuration.challengeHandler = TLSChallengeHandlers.closure { challenge in
+            if challenge.protectionSpace.authenticationMethod == .serverTrust {
+                box.trust.withLock { $0 = challenge.protectionSpace.serverTrust }
+            }
+            return .cancel(because: nil)
+        }
+        let finalConfiguration = configuration
+        let connectTo = tls.connectTo
+        let error: TLSError? = try AsyncBridge.run {
+            do {
+                let connection = try await TLSConnection.connect(host: connectTo ?? target.host, port: target.port,
+                                                                 configuration: finalConfiguration, backend: backend)
+                await connection.close()
+                return nil
+            } catch let error as TLSError {
+                return error
+            }
+        }
+        guard let trust = box.trust.withLock({ $0 }) else {
+            FetchCommand.explain(error ?? TLSError(.noPeerCertificate, "no certificate was presented"),
+                                 host: target.hostHeader, backend: backend.name)
+        }
+        print("\(target.description) [\(backend.name)]: \(trust.certificates.count) certificate(s) presented".terminalSafe)
+        for (i, certificate) in trust.certificates.enumerated() {
+            print("")
+            print("presented #\(i)\(i == 0 ? " (leaf)" : "")")
+            print(Self.summary(certificate))
+        }
+        print("")
+        let evaluation = trust.evaluate(using: backend)
+        if evaluation.isTrusted {
+            print("built chain (trusted for \(configuration.serverName ?? target.host) by \(finalConfiguration.anchors)):".terminalSafe)
+        } else {
+            print("not trusted for \(configuration.serverName ?? target.host) by \(finalConfiguration.anchors):".terminalSafe)
+            for failure in evaluation.failures.prefix(5) { print("  - \(failure)".terminalSafe) }
+            if !evaluation.chain.isEmpty { print("best chain built:") }
+        }
+        for (i, certificate) in evaluation.chain.enumerated() {
+            print("  \(i): \(certificate.subject)  \(certificate.publicKey.pin)".terminalSafe)
         }
     }
 
@@ -61,6 +125,11 @@ struct InspectCommand: ParsableCommand {
         // Every value may come from the certificate: escaped, so that it cannot act on the terminal.
         return lines.map { "  " + ($0.0 + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + $0.1.terminalSafe }
             .joined(separator: "\n")
+    }
+
+    /// Where the live inspection's challenge handler leaves the presented chain.
+    final class CapturedTrust: Sendable {
+        let trust = Mutex<Trust?>(nil)
     }
 
     static func ekuName(_ oid: String) -> String {

@@ -74,3 +74,11 @@ extension StringProtocol {
     /// This text escaped for printing on a terminal (see ``TerminalText/escape(_:)``).
     var terminalSafe: String { TerminalText.escape(self) }
 }
+
+extension String {
+    /// A multi-line text (an HTTP body) escaped line by line: line breaks are kept, everything else
+    /// that could act on a terminal is escaped, `\r` included.
+    var terminalSafeKeepingNewlines: String {
+        split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.escape($0) }.joined(separator: "\n")
+    }
+}

@@ -1,41 +1,36 @@
 import Foundation
 import Testing
 
-/// `tlstrust demo`: an interception CA fools system trust but not a CA whitelist, on every backend.
+/// `tlstrust demo`, live on 127.0.0.1: the intercepting proxy fools system trust, a CA whitelist
+/// and a pin set refuse it, mutual TLS with a .p12 works — with every backend's client.
 @Suite("tlstrust demo")
 struct DemoCommandTests {
-    @Test("the forged certificate is trusted by system trust and refused by the app-CA whitelist on every backend")
+    @Test("Every backend: fooled by system trust, refused by the whitelist and the pin set, mutual TLS succeeds")
     func demo() throws {
         let backends = try ToolRunner.backendNames()
         let result = try ToolRunner.run(["demo"], timeout: 300)
         result.expectExit(0)
-        #expect(result.stderr.isEmpty, "\(result)")
+        #expect(!result.stdout.contains("UNEXPECTED"), "\(result)")
 
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let rule = try #require(lines.firstIndex { $0.hasPrefix("---") }, "no table\n\(result)")
         let header = lines[rule - 1]
-        // Columns: backend, certificate presented, (a) system trust, (b) app CA only.
-        let systemColumn = try #require(header.range(of: "(a) system trust")?.lowerBound.utf16Offset(in: header))
-        let whitelistColumn = try #require(header.range(of: "(b) app CA only")?.lowerBound.utf16Offset(in: header))
-        func cell(_ line: String, from: Int, to: Int) -> String {
+        let columns = ["via proxy: system trust", "via proxy: app CA only", "via proxy: pin set", "direct: mutual TLS (.p12)"]
+        let starts = try columns.map { try #require(header.range(of: $0)?.lowerBound.utf16Offset(in: header), "\($0)\n\(result)") }
+        func cell(_ line: String, _ index: Int) -> String {
             let utf16 = Array(line.utf16)
+            let from = starts[index], to = index + 1 < starts.count ? starts[index + 1] : utf16.count
             guard from < utf16.count else { return "" }
             return String(decoding: utf16[from..<min(to, utf16.count)], as: UTF16.self).trimmingCharacters(in: .whitespaces)
         }
-
         for backend in backends {
-            let rows = lines[(rule + 1)...].filter { $0.hasPrefix(backend + " ") }
-            let forged = try #require(rows.first { $0.contains("forged") }, "no forged row for \(backend)\n\(result)")
-            let genuine = try #require(rows.first { $0.contains("genuine") }, "no genuine row for \(backend)\n\(result)")
-
-            let forgedSystem = cell(forged, from: systemColumn, to: whitelistColumn)
-            let forgedWhitelist = cell(forged, from: whitelistColumn, to: .max)
-            #expect(forgedSystem.hasPrefix("TRUSTED"), "\(backend): system trust should be fooled\n\(result)")
-            #expect(forgedWhitelist.hasPrefix("refused"), "\(backend): the whitelist should refuse\n\(result)")
-
-            #expect(cell(genuine, from: systemColumn, to: whitelistColumn) == "trusted", "\(backend)\n\(result)")
-            #expect(cell(genuine, from: whitelistColumn, to: .max) == "trusted", "\(backend)\n\(result)")
+            let row = try #require(lines[(rule + 1)...].first { $0.hasPrefix(backend + " ") }, "no row for \(backend)\n\(result)")
+            #expect(cell(row, 0).hasPrefix("FOOLED"), "\(backend): system trust should be fooled\n\(result)")
+            #expect(cell(row, 1).hasPrefix("refused"), "\(backend): the whitelist should refuse\n\(result)")
+            #expect(cell(row, 2).hasPrefix("refused"), "\(backend): the pin set should refuse\n\(result)")
+            #expect(cell(row, 3) == "200 as CN=demo-client", "\(backend): mutual TLS\n\(result)")
+            // The proxy really read the fooled client's request, bearer token included.
+            #expect(result.stdout.contains("\(backend): GET /account HTTP/1.1 | Authorization: Bearer demo-secret-\(backend)"), "\(result)")
         }
-        #expect(!result.stdout.contains("UNEXPECTED"), "\(result)")
     }
 }

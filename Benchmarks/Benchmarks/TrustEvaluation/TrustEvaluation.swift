@@ -22,7 +22,13 @@ import TLSTrustTesting
 ///   distribution's store plus the app's root, and the cold preparation of a native store.
 /// - `evaluate-cached-pinned/<backend>/<chain>`: `evaluate-cached` plus an SPKI pin check
 ///   (`PublicKeysTrustEvaluator`), to see what pinning adds.
+/// - `af-certificate-mode/<backend>/<chain>`: AFSecurityPolicy's certificate pinning mode, ported
+///   (`SecurityPolicy(pinningMode: .certificate)`), caches on as in a running app.
 /// - `core/spki-pin`: the pin of a key (SHA-256 + base64).
+/// - `swift-certificates/<chain>`: swift-certificates' `Verifier` on the same chain, from DER.
+/// - `handshake-tls13/<backend>/<chain>`, `handshake-tls12/…`: a full handshake over in-memory
+///   pipes, both sides on the backend, the client deciding trust with the engine (verified-chain
+///   cache warm); `…-unverified/…` the same with a handler that accepts without evaluating.
 ///
 /// Fixtures are minted once per process, before measurement. The process-wide cache switches are
 /// set inside each benchmark's closure, before its loop.
@@ -94,6 +100,18 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
                 }
             }
 
+            // AFNetworking's certificate pinning mode, ported: the pinned certificates serve as
+            // the anchors, and one must be in the server's chain (AFSecurityPolicy.certificate).
+            let af = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [h.root.certificate, h.intermediate.certificate])
+            precondition(af.evaluateServerTrust(Trust(certificates: der.map { try! Certificate(derEncoded: $0) }), forDomain: host, using: backend))
+            Benchmark("af-certificate-mode/\(backend.name)/\(fixture.label)") { benchmark in
+                caches(parse: true, chains: true)
+                for _ in benchmark.scaledIterations {
+                    let chain = der.map { try! Certificate(derEncoded: $0) }
+                    blackHole(af.evaluateServerTrust(Trust(certificates: chain), forDomain: host, using: backend))
+                }
+            }
+
             let raw = try! backend.makeRawVerificationBenchmark(
                 leaf: h.leaf.certificate, intermediates: [h.intermediate.certificate],
                 anchor: h.root.certificate, hostname: host)!
@@ -127,6 +145,29 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
         Benchmark("prepare-anchors/\(backend.name)/system-store", configuration: .init(maxIterations: 200)) { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(try! backend.makeAnchorStore(systemCertificates))
+            }
+        }
+    }
+
+    swiftCertificatesBenchmarks(fixtures, host: host)
+
+    // Full handshakes over in-memory pipes, both sides on one backend: verified (the engine decides,
+    // its verified-chain cache warm, as on a busy client) against accepted unverified (a handler that
+    // trusts whatever it is shown: the library's handshake plus TLSTrust's plumbing, no decision).
+    for backend in backends.compactMap({ $0 as? any TLSBackend }) {
+        for fixture in fixtures {
+            for version in TLSVersion.allCases where backend.supportedTLSVersions.contains(version) {
+                let handshake = try! HandshakeFixture(backend: backend, version: version, hierarchy: fixture.hierarchy)
+                let name = version == .tls13 ? "handshake-tls13" : "handshake-tls12"
+                for verified in [true, false] {
+                    Benchmark("\(name)\(verified ? "" : "-unverified")/\(backend.name)/\(fixture.label)",
+                              configuration: .init(maxIterations: 5_000)) { benchmark in
+                        caches(parse: true, chains: true)
+                        for _ in benchmark.scaledIterations {
+                            blackHole(try await handshake.handshake(verified: verified))
+                        }
+                    }
+                }
             }
         }
     }

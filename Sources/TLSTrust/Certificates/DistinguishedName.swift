@@ -44,6 +44,23 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.derEncoded == rhs.derEncoded }
     public func hash(into hasher: inout Hasher) { hasher.combine(derEncoded) }
 
+    /// Parses a DER-encoded X.501 `Name`, such as the CA names a TLS server sends with its
+    /// certificate request.
+    ///
+    /// - Throws: `TLSTrustError` `.malformedCertificate` when the bytes are not exactly one `Name`.
+    public init(derEncoded: [UInt8]) throws {
+        do {
+            var reader = DERReader(derEncoded)
+            let node = try reader.readAny()
+            guard reader.isAtEnd else { throw DERError(description: "trailing bytes after the Name") }
+            try self.init(bytes: derEncoded, node: node)
+        } catch let error as TLSTrustError {
+            throw error
+        } catch {
+            throw TLSTrustError(.malformedCertificate, "malformed distinguished name: \(error)")
+        }
+    }
+
     init(bytes: [UInt8], node: DERNode) throws {
         guard node.identifier == DERTag.sequence else { throw DERError(description: "Name is not a SEQUENCE") }
         derEncoded = Array(bytes[node.encoded])

@@ -1,0 +1,107 @@
+/// A minimal HTTPS GET over a ``TLSConnection``: for `tlstrust fetch`, the demo and tests.
+///
+/// HTTP/1.1 with `Connection: close`, the response read to the end. Not a general HTTP client —
+/// its point is the TLS connection under it, whose server was judged by TLSTrust.
+///
+/// ```swift
+/// var configuration = TLSClientConfiguration()
+/// configuration.anchors = .only([appCA])
+/// let result = try await HTTPSClient.get("https://api.example.com/status", configuration: configuration,
+///                                        backend: OpenSSLTrustBackend())
+/// print(result.response.statusCode, result.response.text)
+/// ```
+public enum HTTPSClient {
+    /// A proxy reached with HTTP `CONNECT` (as Charles, mitmproxy and corporate proxies are).
+    public struct Proxy: Sendable, Hashable {
+        public let host: String
+        public let port: Int
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// What a GET returned, with the connection's TLS facts.
+    public struct Result: Sendable {
+        /// The response.
+        public let response: HTTPResponse
+        /// The TLS version negotiated.
+        public let negotiatedVersion: TLSVersion?
+        /// The cipher suite negotiated.
+        public let cipherSuite: String?
+        /// The server's chain as presented.
+        public let peerCertificates: [Certificate]
+        /// The default evaluation, when default handling decided.
+        public let evaluation: TrustEvaluation?
+        /// The identity sent, if the server asked for one.
+        public let sentIdentity: ClientIdentity?
+    }
+
+    /// GETs `url`, directly or through `proxy`.
+    ///
+    /// - Parameters:
+    ///   - proxy: an HTTP CONNECT proxy to tunnel through.
+    ///   - address: connect to this address instead of resolving the URL's host (the host is
+    ///     still the name sent and checked), like curl's `--resolve`.
+    ///   - maximumBodySize: a response larger than this fails (default 16 MiB).
+    /// - Throws: ``TLSError`` for connection and trust failures; `TLSTrustError` `.invalidArgument`
+    ///   for a bad URL or a malformed response.
+    public static func get(_ url: String, configuration: TLSClientConfiguration = TLSClientConfiguration(),
+                           backend: any TLSBackend, proxy: Proxy? = nil, connectingTo address: String? = nil,
+                           headers: [(String, String)] = [], maximumBodySize: Int = 16 << 20) async throws -> Result {
+        let target = try HTTPSURL(url)
+        let connection: TLSConnection
+        if let proxy {
+            let transport = try await tunnel(to: target, through: proxy, timeout: configuration.timeouts.connect)
+            connection = try await TLSConnection.connect(over: transport, host: target.host, port: target.port,
+                                                         configuration: configuration, backend: backend)
+        } else {
+            var configuration = configuration
+            if address != nil, configuration.serverName == nil { configuration.serverName = target.host }
+            connection = try await TLSConnection.connect(host: address ?? target.host, port: target.port,
+                                                         configuration: configuration, backend: backend)
+        }
+        var request = "GET \(target.path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUser-Agent: tlstrust\r\nAccept: */*\r\nConnection: close\r\n"
+        for (name, value) in headers
+        where !name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }) && !value.contains(where: { $0 == "\r" || $0 == "\n" }) {
+            request += "\(name): \(value)\r\n"
+        }
+        request += "\r\n"
+        try await connection.write(Array(request.utf8))
+        let bytes = try await connection.readToEnd(limit: maximumBodySize + 65_536)
+        await connection.close()
+        guard bytes.count <= maximumBodySize + 65_536 - 1 else {
+            throw TLSTrustError(.invalidArgument, "the response is larger than \(maximumBodySize) bytes")
+        }
+        return Result(response: try HTTPResponse(parsing: bytes), negotiatedVersion: connection.negotiatedVersion,
+                      cipherSuite: connection.cipherSuite, peerCertificates: connection.peerCertificates,
+                      evaluation: connection.context.evaluation, sentIdentity: connection.context.sentIdentity)
+    }
+
+    /// Opens a TCP connection to `proxy` and asks it, with `CONNECT`, for a tunnel to `target`.
+    ///
+    /// - Throws: ``TLSError`` `.connectFailed` when the proxy refuses.
+    public static func tunnel(to target: HTTPSURL, through proxy: Proxy, timeout: Duration) async throws -> TCPTransport {
+        try await TLSConnection.run(on: .global()) {
+            let deadline = ContinuousClock.now + timeout
+            let transport = try TCPTransport.connect(host: proxy.host, port: proxy.port, timeout: timeout)
+            let request = "CONNECT \(target.hostHeader.contains(":") ? target.hostHeader : "\(target.hostHeader):\(target.port)") HTTP/1.1\r\nHost: \(target.hostHeader)\r\n\r\n"
+            try Array(request.utf8).withUnsafeBytes { try transport.send($0, deadline: deadline) }
+            // Byte by byte, so that nothing after the proxy's header block is consumed.
+            var reply: [UInt8] = []
+            var byte: UInt8 = 0
+            while HTTPResponse.endOfHeaders(reply) == nil {
+                guard reply.count < 8192 else { transport.close(); throw TLSError(.protocolError, "the proxy's reply to CONNECT is too long") }
+                let n = try withUnsafeMutableBytes(of: &byte) { try transport.receive(into: $0, deadline: deadline) }
+                guard n == 1 else { transport.close(); throw TLSError(.connectionClosed, "the proxy closed the connection during CONNECT") }
+                reply.append(byte)
+            }
+            let status = String(decoding: reply.prefix { $0 != 13 }, as: UTF8.self)
+            guard status.split(separator: " ").dropFirst().first == "200" else {
+                transport.close()
+                throw TLSError(.connectFailed, "the proxy refused the tunnel: \(status)")
+            }
+            return transport
+        }
+    }
+}

@@ -1,0 +1,248 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// A TCP connection as a ``TLSTransport``: a non-blocking socket waited on with `poll`, so that
+/// every call ends by its deadline.
+public final class TCPTransport: TLSTransport {
+    private let descriptor = Mutex<Int32>(-1)
+    /// The peer's address as text, e.g. `127.0.0.1:8443`.
+    public let peerDescription: String
+
+    init(descriptor fd: Int32, peerDescription: String) {
+        descriptor.withLock { $0 = fd }
+        self.peerDescription = peerDescription
+        #if canImport(Darwin)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    deinit { close() }
+
+    /// Connects to `host:port`, trying each resolved address in turn.
+    ///
+    /// - Throws: ``TLSError`` `.connectFailed` (naming each address tried) or `.timedOut`.
+    public static func connect(host: String, port: Int, timeout: Duration) throws -> TCPTransport {
+        let deadline = ContinuousClock.now + timeout
+        guard (1...65535).contains(port) else { throw TLSError(.invalidConfiguration, "port \(port) is out of range") }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw TLSError(.connectFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(list) }
+        var problems: [String] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let info = entry {
+            entry = info.pointee.ai_next
+            let address = Self.describe(info.pointee.ai_addr, port: port)
+            let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { problems.append("\(address): socket: \(Self.errnoText())"); continue }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 && errno != EINPROGRESS {
+                problems.append("\(address): \(Self.errnoText())")
+                Glibc.close(fd)
+                continue
+            }
+            do {
+                try Self.wait(fd, for: Int16(POLLOUT), until: deadline, doing: "connecting to \(address)")
+            } catch {
+                Glibc.close(fd)
+                throw error
+            }
+            var soError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
+            guard soError == 0 else {
+                problems.append("\(address): \(String(cString: strerror(soError)))")
+                Glibc.close(fd)
+                continue
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            return TCPTransport(descriptor: fd, peerDescription: address)
+        }
+        throw TLSError(.connectFailed, "cannot connect to \(host) port \(port): \(problems.joined(separator: "; "))")
+    }
+
+    public func send(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let fd = descriptor.withLock { $0 }
+            guard fd >= 0 else { throw TLSError(.connectionClosed, "the connection is closed") }
+            let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if n > 0 { offset += n; continue }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: try Self.wait(fd, for: Int16(POLLOUT), until: deadline, doing: "sending to \(peerDescription)")
+            case EINTR: continue
+            case EPIPE, ECONNRESET: throw TLSError(.connectionClosed, "\(peerDescription) closed the connection")
+            default: throw TLSError(.transportFailure, "sending to \(peerDescription): \(Self.errnoText())")
+            }
+        }
+    }
+
+    public func receive(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws -> Int {
+        while true {
+            let fd = descriptor.withLock { $0 }
+            guard fd >= 0 else { return 0 }
+            let n = recv(fd, buffer.baseAddress!, buffer.count, 0)
+            if n >= 0 { return n }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK: try Self.wait(fd, for: Int16(POLLIN), until: deadline, doing: "waiting for \(peerDescription)")
+            case EINTR: continue
+            case ECONNRESET: throw TLSError(.connectionClosed, "\(peerDescription) reset the connection")
+            default: throw TLSError(.transportFailure, "receiving from \(peerDescription): \(Self.errnoText())")
+            }
+        }
+    }
+
+    public func close() {
+        let fd = descriptor.withLock { fd in defer { fd = -1 }; return fd }
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// Stops sending (half-close) so the peer reads end of stream; receiving goes on.
+    public func shutdownOutput() {
+        let fd = descriptor.withLock { $0 }
+        if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
+    }
+
+    static func wait(_ fd: Int32, for events: Int16, until deadline: ContinuousClock.Instant, doing what: String) throws {
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { throw TLSError(.timedOut, "timed out \(what)") }
+            let ms = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+            var pfd = pollfd(fd: fd, events: events, revents: 0)
+            let r = poll(&pfd, 1, Int32(clamping: max(1, ms)))
+            if r > 0 { return }
+            if r < 0 && errno != EINTR { throw TLSError(.transportFailure, "poll while \(what): \(errnoText())") }
+        }
+    }
+
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func errnoText() -> String { String(cString: strerror(errno)) }
+
+    static func describe(_ address: UnsafePointer<sockaddr>?, port: Int) -> String {
+        guard let address else { return "?" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        if Int32(address.pointee.sa_family) == AF_INET6 {
+            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { a in
+                var addr = a.pointee.sin6_addr
+                _ = inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
+            }
+            return "[\(Self.text(text))]:\(port)"
+        }
+        address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
+            var addr = a.pointee.sin_addr
+            _ = inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
+        }
+        return "\(Self.text(text)):\(port)"
+    }
+}
+
+/// A listening TCP socket on the loopback address, for servers in tests, the demo and the tool.
+public final class TCPListener: Sendable {
+    private let descriptor: Mutex<Int32>
+    /// The port actually bound (ephemeral when 0 was asked for).
+    public let port: Int
+    /// The address listened on.
+    public let host: String
+
+    /// Listens on `host:port`; port 0 picks a free ephemeral port.
+    ///
+    /// - Parameter host: an IPv4 or IPv6 literal; `127.0.0.1` by default.
+    public init(host: String = "127.0.0.1", port: Int = 0, backlog: Int32 = 64) throws {
+        let v6 = host.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw TLSError(.transportFailure, "socket: \(TCPTransport.errnoText())") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var bound: Int32
+        if v6 {
+            var a = sockaddr_in6()
+            a.sin6_family = sa_family_t(AF_INET6)
+            a.sin6_port = in_port_t(UInt16(port).bigEndian)
+            guard inet_pton(AF_INET6, host, &a.sin6_addr) == 1 else { Glibc.close(fd); throw TLSError(.invalidConfiguration, "\(host) is not an IPv6 address") }
+            bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        } else {
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = in_port_t(UInt16(port).bigEndian)
+            guard inet_pton(AF_INET, host, &a.sin_addr) == 1 else { Glibc.close(fd); throw TLSError(.invalidConfiguration, "\(host) is not an IPv4 address") }
+            bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+        guard bound == 0, listen(fd, backlog) == 0 else {
+            let text = TCPTransport.errnoText()
+            Glibc.close(fd)
+            throw TLSError(.transportFailure, "cannot listen on \(host) port \(port): \(text)")
+        }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let actual: UInt16 = withUnsafePointer(to: &storage) { p in
+            v6 ? p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+               : p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        descriptor = Mutex(fd)
+        self.port = Int(actual)
+        self.host = host
+    }
+
+    deinit { close() }
+
+    /// Waits for the next connection until `timeout` passes.
+    ///
+    /// - Throws: ``TLSError`` `.timedOut`, or `.connectionClosed` once the listener is closed.
+    public func accept(timeout: Duration) throws -> TCPTransport {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let fd = descriptor.withLock { $0 }
+            guard fd >= 0 else { throw TLSError(.connectionClosed, "the listener is closed") }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
+            }
+            if client >= 0 {
+                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                var one: Int32 = 1
+                setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                let peer = withUnsafePointer(to: &storage) { p in
+                    p.withMemoryRebound(to: sockaddr.self, capacity: 1) { TCPTransport.describe($0, port: 0) }
+                }
+                return TCPTransport(descriptor: client, peerDescription: peer)
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK:
+                // Wake up at least every 100 ms so that close() from another thread is noticed.
+                let slice = min(deadline, ContinuousClock.now + .milliseconds(100))
+                do { try TCPTransport.wait(fd, for: Int16(POLLIN), until: slice, doing: "accepting") } catch let e as TLSError where e.code == .timedOut {
+                    if ContinuousClock.now >= deadline { throw TLSError(.timedOut, "no connection arrived on port \(port) in time") }
+                }
+            case EINTR, ECONNABORTED: continue
+            default:
+                throw TLSError(.transportFailure, "accept on port \(port): \(TCPTransport.errnoText())")
+            }
+        }
+    }
+
+    /// Stops listening. Safe to call twice; a pending ``accept(timeout:)`` ends.
+    public func close() {
+        let fd = descriptor.withLock { fd in defer { fd = -1 }; return fd }
+        if fd >= 0 { Glibc.close(fd) }
+    }
+}

@@ -1,0 +1,74 @@
+/// A backend that can run TLS connections with its library.
+///
+/// The backend supplies only the protocol: record layer, handshake, its library's key exchange and
+/// signatures. Every trust decision goes through the ``TLSHandshakeContext`` it is given, whose
+/// verdict it must enforce inside the handshake (a fatal alert, no further flight).
+public protocol TLSBackend: TrustBackend {
+    /// The TLS versions the linked library can negotiate.
+    var supportedTLSVersions: Set<TLSVersion> { get }
+
+    /// Whether the library reports the server's acceptable CA names to a client before it chooses
+    /// its certificate (``TLSProtectionSpace/distinguishedNames``).
+    var reportsAcceptableCANames: Bool { get }
+
+    /// Makes the client side of a connection over `transport`. The handshake starts with
+    /// ``TLSSession/handshake()``.
+    ///
+    /// - Throws: ``TLSError`` `.invalidConfiguration` (e.g. an identity another backend imported)
+    ///   or `.unsupported`.
+    func makeClientSession(configuration: TLSClientConfiguration, context: TLSHandshakeContext,
+                           transport: any TLSTransport) throws -> any TLSSession
+
+    /// Makes the server side of a connection over `transport`.
+    func makeServerSession(configuration: TLSServerConfiguration, context: TLSHandshakeContext,
+                           transport: any TLSTransport) throws -> any TLSSession
+}
+
+/// One TLS connection inside a backend: blocking calls, from one thread at a time.
+///
+/// ``TLSConnection`` wraps it for apps; a backend implements it over its library. Every call
+/// honours the context's ``TLSHandshakeContext/deadline`` through the transport.
+public protocol TLSSession: AnyObject {
+    /// Runs the handshake to completion.
+    ///
+    /// - Throws: ``TLSError``; when the context recorded a ``TLSHandshakeContext/failure`` the
+    ///   connection reports that instead.
+    func handshake() throws
+
+    /// Reads application data into `buffer`.
+    ///
+    /// - Returns: the number of bytes read; 0 when the peer closed the connection (close_notify or
+    ///   end of stream).
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+
+    /// Writes all of `bytes` as application data.
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+
+    /// Sends close_notify (best effort) and releases the library's state; the transport is closed
+    /// by the caller.
+    func shutdown()
+
+    /// The version negotiated, after the handshake.
+    var negotiatedVersion: TLSVersion? { get }
+    /// The cipher suite negotiated, in the library's naming.
+    var cipherSuite: String? { get }
+    /// The ALPN protocol agreed, if any.
+    var negotiatedApplicationProtocol: String? { get }
+    /// Whether the handshake resumed an earlier session. TLSTrust clients offer no resumption, so
+    /// that no connection skips the trust decision; a backend reports what actually happened.
+    var isResumed: Bool { get }
+}
+
+extension TLSBackend {
+    /// Checks the version range against what the library supports.
+    public func checkVersions(minimum: TLSVersion, maximum: TLSVersion) throws -> (TLSVersion, TLSVersion) {
+        guard minimum <= maximum else {
+            throw TLSError(.invalidConfiguration, "minimum TLS version \(minimum) is above the maximum \(maximum)")
+        }
+        let usable = TLSVersion.allCases.filter { $0 >= minimum && $0 <= maximum && supportedTLSVersions.contains($0) }
+        guard let low = usable.first, let high = usable.last else {
+            throw TLSError(.unsupported, "\(libraryVersion) cannot negotiate \(minimum)…\(maximum) (it supports \(supportedTLSVersions.sorted().map(\.rawValue).joined(separator: ", ")))")
+        }
+        return (low, high)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import TLSTrust
+import TLSTrustTesting
+import Testing
+
+/// Servers that misbehave, against every backend's client: each ends in a specific error within
+/// the timeout — no crash, no hang, nothing trusted.
+@Suite("TLS: hostile servers")
+struct TLSHostilePeerTests {
+    static let names = TLSMatrixTests.names
+
+    /// A raw TCP server on 127.0.0.1 that does `behaviour` with the first connection.
+    final class RawServer: @unchecked Sendable {
+        let listener: TCPListener
+        let done = DispatchSemaphore(value: 0)
+        init(_ behaviour: @escaping @Sendable (TCPTransport) -> Void) throws {
+            let listener = try TCPListener()
+            self.listener = listener
+            let done = done
+            Thread {
+                if let connection = try? listener.accept(timeout: .seconds(10)) {
+                    behaviour(connection)
+                    connection.close()
+                }
+                done.signal()
+            }.start()
+        }
+        func stop() {
+            listener.close()
+            done.wait()
+        }
+    }
+
+    static func connect(_ name: String, port: Int, handshake: Duration = .seconds(2)) async throws -> (TLSError?, Duration) {
+        let backend = try TLSMatrixTests.backend(name)
+        var configuration = TLSClientConfiguration(serverName: "www.example.com")
+        configuration.anchors = .only([])
+        configuration.timeouts = TLSTimeouts(connect: .seconds(2), handshake: handshake, read: .seconds(2))
+        let start = ContinuousClock.now
+        do {
+            let connection = try await TLSConnection.connect(host: "127.0.0.1", port: port, configuration: configuration, backend: backend)
+            await connection.close()
+            Issue.record("\(name) connected to a hostile server")
+            return (nil, ContinuousClock.now - start)
+        } catch let error as TLSError {
+            return (error, ContinuousClock.now - start)
+        }
+    }
+
+    @Test("Garbage instead of a ServerHello: a protocol or handshake error", arguments: names)
+    func garbage(name: String) async throws {
+        let server = try RawServer { connection in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = try? buffer.withUnsafeMutableBytes { try connection.receive(into: $0, deadline: .now + .seconds(2)) }
+            try? Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8).withUnsafeBytes {
+                try connection.send($0, deadline: .now + .seconds(2))
+            }
+        }
+        defer { server.stop() }
+        let (error, elapsed) = try await Self.connect(name, port: server.listener.port)
+        let code = try #require(error?.code)
+        #expect([.protocolError, .handshakeFailed].contains(code), "\(name): \(error!)")
+        #expect(elapsed < .seconds(5))
+    }
+
+    @Test("A server that closes after the ClientHello: connectionClosed or handshakeFailed", arguments: names)
+    func closesMidHandshake(name: String) async throws {
+        let server = try RawServer { connection in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = try? buffer.withUnsafeMutableBytes { try connection.receive(into: $0, deadline: .now + .seconds(2)) }
+        }
+        defer { server.stop() }
+        let (error, elapsed) = try await Self.connect(name, port: server.listener.port)
+        let code = try #require(error?.code)
+        #expect([.connectionClosed, .handshakeFailed].contains(code), "\(name): \(error!)")
+        #expect(elapsed < .seconds(5))
+    }
+
+    @Test("A server that accepts and says nothing: timedOut, by the handshake deadline", arguments: names)
+    func stalls(name: String) async throws {
+        let server = try RawServer { _ in Thread.sleep(forTimeInterval: 3) }
+        defer { server.stop() }
+        let (error, elapsed) = try await Self.connect(name, port: server.listener.port, handshake: .milliseconds(700))
+        #expect(error?.code == .timedOut, "\(name): \(String(describing: error))")
+        #expect(elapsed < .seconds(2), "\(elapsed)")
+    }
+
+    @Test("A server whose random bytes look like a TLS record header with an absurd length", arguments: names)
+    func absurdRecord(name: String) async throws {
+        let server = try RawServer { connection in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            _ = try? buffer.withUnsafeMutableBytes { try connection.receive(into: $0, deadline: .now + .seconds(2)) }
+            // handshake record, TLS 1.2, length 0xFFFF, then a ServerHello type with a 16 MB length.
+            try? [UInt8]([0x16, 0x03, 0x03, 0xFF, 0xFF, 0x02, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0x41, count: 512)).withUnsafeBytes {
+                try connection.send($0, deadline: .now + .seconds(2))
+            }
+        }
+        defer { server.stop() }
+        let (error, elapsed) = try await Self.connect(name, port: server.listener.port)
+        #expect(error != nil)
+        #expect(elapsed < .seconds(5))
+    }
+
+    @Test("A 50-certificate chain of same-named issuers is refused within the budget", arguments: names)
+    func fiftyCertificates(name: String) async throws {
+        let backend = try TLSMatrixTests.backend(name)
+        let server = try TLSMatrixTests.backend("openssl")
+        let pki = try TestHierarchy.make()
+        // 49 CAs all named like the real intermediate, with unrelated keys: a path-building maze.
+        var decoys: [TestCertificate] = []
+        for _ in 0..<49 {
+            decoys.append(try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: pki.root))
+        }
+        let identity = try server.importIdentity(
+            certificateChainPEM: Array((pki.leaf.pem + decoys.map(\.pem).joined()).utf8),
+            privateKeyPEM: Array(pki.leaf.privateKey.pkcs8PEM.utf8), password: nil)
+        var serverConfiguration = TLSServerConfiguration(identity: identity)
+        serverConfiguration.timeouts = TLSTimeouts(connect: .seconds(5), handshake: .seconds(10), read: .seconds(5))
+        var configuration = TLSClientConfiguration()
+        configuration.anchors = .only([pki.root.certificate])
+        configuration.timeouts = serverConfiguration.timeouts
+        let start = ContinuousClock.now
+        let (c, _) = await TLSMatrixTests.handshake(client: backend, clientConfiguration: configuration, server: server,
+                                                    serverConfiguration: serverConfiguration)
+        let error = try #require(TLSMatrixTests.tlsError(c), "\(name) trusted a chain whose leaf's issuer was never sent")
+        #expect(error.code == .peerTrustRefused, "\(error)")
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+}
