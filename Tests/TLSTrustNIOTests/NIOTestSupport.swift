@@ -66,6 +66,8 @@ struct HandshakeOutcome: Sendable {
     var events: [TLSTrustEvent] = []
     /// The error the app's handler saw.
     var error: (any Error)?
+    /// `NIOSSLHandler.peerValidatedCertificateChain` after the handshake, as DER.
+    var peerValidatedChain: [[UInt8]]?
 
     var trustedDecision: ServerTrustDecision? {
         for case .serverTrusted(let decision) in events { return decision }
@@ -116,6 +118,9 @@ final class OutcomeCollector: ChannelInboundHandler {
         if case .handshakeCompleted(let alpn) = event as? TLSUserEvent {
             outcome.handshakeCompleted = true
             outcome.alpn = alpn
+            if let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self) {
+                outcome.peerValidatedChain = tls.peerValidatedCertificateChain.map { chain in chain.compactMap { try? $0.toDERBytes() } }
+            }
             // TLSTrust's event follows swift-nio-ssl's in the same tick.
             context.eventLoop.assumeIsolated().execute { self.finish(context) }
         }

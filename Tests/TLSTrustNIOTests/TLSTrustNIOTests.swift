@@ -26,6 +26,8 @@ struct TLSTrustNIOTests {
             #expect(decision.evaluator == "DefaultTrustEvaluator")
             #expect(decision.backendName == NIOTestBackend.backend.name)
             #expect(decision.validatedChain?.certificates == [world.real.leaf, world.real.intermediate, world.real.root].certificates)
+            // swift-nio-ssl's peerValidatedCertificateChain is TLSTrust's validated chain (the anchor included).
+            #expect(outcome.peerValidatedChain == [world.real.leaf.der, world.real.intermediate.der, world.real.root.der])
             #expect(outcome.record?.decision?.host == NIOWorld.host)
             #expect(outcome.record?.failure == nil)
         }
