@@ -19,6 +19,16 @@ let package = Package(
         .library(name: "Security", targets: ["Security"]),
         .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
         .executable(name: "tlstrust", targets: ["tlstrust"]),
+        // SwiftNIO / AsyncHTTPClient integrations. Empty modules unless the `NIO` trait is enabled
+        // (see docs/nio.md), so that the core and the backends never build swift-nio-ssl.
+        .library(name: "TLSTrustNIO", targets: ["TLSTrustNIO"]),
+        .library(name: "TLSTrustAsyncHTTPClient", targets: ["TLSTrustAsyncHTTPClient"]),
+    ],
+    traits: [
+        .trait(
+            name: "NIO",
+            description: "Builds TLSTrustNIO (swift-nio-ssl) and TLSTrustAsyncHTTPClient (AsyncHTTPClient) for real; without it they are empty modules and NIO is not compiled."
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,6 +36,11 @@ let package = Package(
         // Documentation only (`swift package generate-documentation --target TLSTrust`): a command
         // plugin, built when invoked, never by `swift build`.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Only with the `NIO` trait: every product of these is used under `.when(traits: ["NIO"])`.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // MARK: Core (pure Swift)
@@ -102,6 +117,29 @@ let package = Package(
             path: "Sources/tlstrust"
         ),
 
+        // MARK: SwiftNIO and AsyncHTTPClient (trait `NIO`; every source file is `#if NIO`)
+        .target(
+            name: "TLSTrustNIO",
+            dependencies: [
+                "TLSTrust",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NIO"])),
+            ],
+            path: "Sources/TLSTrustNIO"
+        ),
+        .target(
+            name: "TLSTrustAsyncHTTPClient",
+            dependencies: [
+                "TLSTrust", "TLSTrustNIO",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NIO"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["NIO"])),
+            ],
+            path: "Sources/TLSTrustAsyncHTTPClient"
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "TLSTrustTests",
@@ -119,5 +157,21 @@ let package = Package(
             dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
         ),
         .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "tlstrust"]),
+        // A real NIO TLS server on 127.0.0.1; empty without the `NIO` trait:
+        // `swift test --traits NIO --filter TLSTrustNIOTests`.
+        .testTarget(
+            name: "TLSTrustNIOTests",
+            dependencies: [
+                "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustNIO", "TLSTrustAsyncHTTPClient",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NIO"])),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2", condition: .when(traits: ["NIO"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["NIO"])),
+            ]
+        ),
     ]
 )
