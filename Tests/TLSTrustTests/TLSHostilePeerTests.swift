@@ -25,9 +25,10 @@ struct TLSHostilePeerTests {
                 done.signal()
             }.start()
         }
+        /// Stops listening. Does not wait for the connection's behaviour to finish: blocking a
+        /// cooperative thread here would delay every other test's continuations.
         func stop() {
             listener.close()
-            done.wait()
         }
     }
 
@@ -78,11 +79,13 @@ struct TLSHostilePeerTests {
 
     @Test("A server that accepts and says nothing: timedOut, by the handshake deadline", arguments: names)
     func stalls(name: String) async throws {
-        let server = try RawServer { _ in Thread.sleep(forTimeInterval: 3) }
+        let server = try RawServer { _ in Thread.sleep(forTimeInterval: 4) }
         defer { server.stop() }
         let (error, elapsed) = try await Self.connect(name, port: server.listener.port, handshake: .milliseconds(700))
         #expect(error?.code == .timedOut, "\(name): \(String(describing: error))")
-        #expect(elapsed < .seconds(2), "\(elapsed)")
+        // Ended by the deadline, long before the server would have done anything (the margin
+        // absorbs scheduling when other tests keep the cooperative pool busy).
+        #expect(elapsed < .seconds(3), "\(elapsed)")
     }
 
     @Test("A server whose random bytes look like a TLS record header with an absurd length", arguments: names)
