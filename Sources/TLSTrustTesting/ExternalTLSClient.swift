@@ -1,0 +1,43 @@
+import Foundation
+
+/// Runs a TLS client from another implementation (`curl`, `gnutls-cli`, `openssl s_client`) as a
+/// child process against a local server, and returns what it printed. Blocking: call it from a
+/// thread of your own, not from Swift's cooperative pool.
+public enum ExternalTLSClient {
+    /// The outcome of one run.
+    public struct Run: Sendable, CustomStringConvertible {
+        public let status: Int32
+        public let output: String
+        public var description: String { "exit \(status)\n\(output)" }
+    }
+
+    /// Runs `arguments` (looked up on the PATH) with `input` on standard input, killing it after
+    /// `timeout`; standard output and error together.
+    public static func run(_ arguments: [String], input: String = "", timeout: TimeInterval = 15) throws -> Run {
+        let directory = try TemporaryDirectory(prefix: "tlstrust-client")
+        let outputFile = directory.file("output")
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        let output = try FileHandle(forWritingTo: outputFile)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            process.terminate()
+            Thread.sleep(forTimeInterval: 0.2)
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        process.waitUntilExit()
+        try? output.close()
+        let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        return Run(status: process.terminationStatus, output: text)
+    }
+}
