@@ -14,6 +14,7 @@
 #include <mbedtls/pkcs5.h>
 #include <mbedtls/cipher.h>
 #include <mbedtls/base64.h>
+#include <mbedtls/net_sockets.h>
 #include <stdlib.h>
 #include <string.h>
 

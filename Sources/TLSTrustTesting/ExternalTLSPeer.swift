@@ -29,11 +29,18 @@ public final class ExternalTLSPeer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops the peer and waits for it to exit.
+    ///
+    /// A peer launched from a Dispatch worker thread (any Swift concurrency or `DispatchQueue`
+    /// context) inherits that thread's signal mask, in which SIGTERM is blocked: `terminate()`
+    /// alone would then wait forever. After a second's grace the peer gets SIGKILL, which cannot be
+    /// blocked.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(1)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// What the peer wrote to its standard output and error so far.
