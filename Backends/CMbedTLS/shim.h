@@ -23,6 +23,11 @@
  * and prefixed `CMbedTLS_`. No validation rule lives here: the engine owns them all.
  */
 
+/* Reads the next record (libmbedtls exports it; its prototype is in the internal ssl_internal.h).
+ * Used only after a handshake failed because the peer closed the connection while we were
+ * sending, to read the alert the peer sent before closing. */
+int mbedtls_ssl_read_record(mbedtls_ssl_context *ssl, unsigned update_hs_digest);
+
 /* The layout of mbedtls_x509_crt and friends is used directly from Swift: refuse to run against a
  * library whose major/minor version differs from these headers. */
 static inline unsigned int CMbedTLS_header_version_number(void) { return MBEDTLS_VERSION_NUMBER; }

@@ -205,7 +205,7 @@ final class MbedTLSTLSSession: TLSSession {
                     // reason is that the server presented no certificate.
                     _ = context.verifyPeer(presentedChain: [], protocolVersion: .tls12)
                 }
-                throw error(for: status, handshaking: true)
+                throw alertBehindClosedConnection() ?? error(for: status, handshaking: true)
             }
             let after = ssl.pointee.state
             // A full handshake goes from ServerHello to the server's Certificate; an abbreviated one
@@ -351,6 +351,20 @@ final class MbedTLSTLSSession: TLSSession {
         default:
             return TLSError(.handshakeFailed, "mbedTLS\(when): \(text)")
         }
+    }
+
+    /// When a send failed because the peer had closed the connection, the peer most likely said
+    /// why first: a fatal alert (a client that refused this server's certificate sends
+    /// bad_certificate while this server is still writing its flight). Reads that one record, for a
+    /// short while, and reports the alert.
+    private func alertBehindClosedConnection() -> TLSError? {
+        guard let pending = io.pending, pending.code == .connectionClosed, io.pendingFromSend else { return nil }
+        io.clearPending()
+        io.deadlineLimit = .now + .milliseconds(250)
+        defer { io.deadlineLimit = nil }
+        let status = mbedtls_ssl_read_record(ssl, 0)
+        guard status == MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE else { return pending }
+        return error(for: status, handshaking: true)
     }
 
     /// Alerts a server sends when it refuses a client certificate (or its absence).

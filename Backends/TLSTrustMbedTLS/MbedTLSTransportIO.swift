@@ -14,6 +14,16 @@ final class MbedTLSTransportIO {
     let context: TLSHandshakeContext
     /// The first error the transport threw; used only from the session's thread.
     private(set) var pending: TLSError?
+    /// Whether ``pending`` came from a send.
+    private(set) var pendingFromSend = false
+    /// A deadline earlier than the context's, for a last short read after a failure.
+    var deadlineLimit: ContinuousClock.Instant?
+
+    private var deadline: ContinuousClock.Instant {
+        let deadline = context.deadline
+        guard let deadlineLimit else { return deadline }
+        return min(deadline, deadlineLimit)
+    }
 
     init(transport: any TLSTransport, context: TLSHandshakeContext) {
         self.transport = transport
@@ -22,12 +32,18 @@ final class MbedTLSTransportIO {
 
     /// Forgets the last call's transport error, at the start of a new read or write (a read that
     /// timed out may be tried again; mbedTLS keeps a partly received record).
-    func clearPending() { pending = nil }
+    func clearPending() {
+        pending = nil
+        pendingFromSend = false
+    }
 
     /// Keeps the first transport error of a call and tells mbedTLS which kind it was.
-    private func stash(_ error: any Error) -> Int32 {
+    private func stash(_ error: any Error, sending: Bool) -> Int32 {
         let tlsError = error as? TLSError ?? TLSError(.transportFailure, "\(error)")
-        if pending == nil { pending = tlsError }
+        if pending == nil {
+            pending = tlsError
+            pendingFromSend = sending
+        }
         return tlsError.code == .timedOut ? MBEDTLS_ERR_SSL_TIMEOUT : MBEDTLS_ERR_NET_CONN_RESET
     }
 
@@ -38,10 +54,10 @@ final class MbedTLSTransportIO {
         if io.pending != nil { return MBEDTLS_ERR_NET_CONN_RESET }
         let count = min(length, Int(Int32.max))
         do {
-            try io.transport.send(UnsafeRawBufferPointer(start: buffer, count: count), deadline: io.context.deadline)
+            try io.transport.send(UnsafeRawBufferPointer(start: buffer, count: count), deadline: io.deadline)
             return Int32(count)
         } catch {
-            return io.stash(error)
+            return io.stash(error, sending: true)
         }
     }
 
@@ -53,10 +69,10 @@ final class MbedTLSTransportIO {
         if io.pending != nil { return MBEDTLS_ERR_NET_CONN_RESET }
         let count = min(length, Int(Int32.max))
         do {
-            let n = try io.transport.receive(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), deadline: io.context.deadline)
+            let n = try io.transport.receive(into: UnsafeMutableRawBufferPointer(start: buffer, count: count), deadline: io.deadline)
             return Int32(n)
         } catch {
-            return io.stash(error)
+            return io.stash(error, sending: false)
         }
     }
 }

@@ -81,6 +81,12 @@ public final class ExternalTLSPeer: @unchecked Sendable {
         return try launch(name: "openssl s_server", directory: directory) { port in
             var arguments = ["openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", files.chainPEM.path,
                              "-key", files.keyPEM.path, "-www", "-quiet"]
+            if !chain.isEmpty {
+                // s_server sends only the first certificate of -cert; the rest comes from -cert_chain.
+                let intermediates = directory.file("server-intermediates.pem")
+                try TestPKI.writePEM(chain, to: intermediates)
+                arguments += ["-cert_chain", intermediates.path]
+            }
             if let version { arguments.append(version == .tls13 ? "-tls1_3" : "-tls1_2") }
             if requireClientCertificate, let ca = files.clientCAPEM { arguments += ["-Verify", "3", "-CAfile", ca.path] }
             return arguments + extraArguments
