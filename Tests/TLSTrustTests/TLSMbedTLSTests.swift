@@ -204,8 +204,31 @@ struct TLSMbedTLSTests {
         client.challengeHandler = log.handler
         let (clientResult, serverResult) = await Self.handshake(client: client, server: try Self.serverConfiguration(pki))
         Self.expectFailure(clientResult, ["peerTrustRefused"])
+        #expect((Self.tlsError(clientResult)?.underlying as? TrustEvaluationError) != nil)
         Self.expectFailure(serverResult, ["handshakeFailed", "connectionClosed"])
+        #expect(Self.tlsError(serverResult)?.message.contains("bad_certificate") == true, "\(String(describing: Self.tlsError(serverResult)))")
         #expect(log.asked.withLock { $0 } == [.serverTrust])
+    }
+
+    @Test("Over TCP too, a refused mbedTLS server reads the client's bad_certificate alert")
+    func refusalOverTCP() async throws {
+        let pki = try await Self.make(leafDNSNames: [Self.host])
+        let other = try await Self.make()
+        let listener = try TCPListener()
+        defer { listener.close() }
+        let server = try Self.serverConfiguration(pki)
+        let serving = Task {
+            let transport = try await Self.offload { try listener.accept(timeout: .seconds(5)) }
+            return await Self.outcome { try await TLSConnection.accept(over: transport, configuration: server, backend: Self.backend) }
+        }
+        let clientResult = await Self.outcome {
+            try await TLSConnection.connect(host: "127.0.0.1", port: listener.port,
+                                            configuration: Self.clientConfiguration(trusting: other), backend: Self.backend)
+        }
+        Self.expectFailure(clientResult, ["peerTrustRefused"])
+        let serverResult = try await serving.value
+        Self.expectFailure(serverResult, ["handshakeFailed"])
+        #expect(Self.tlsError(serverResult)?.message.contains("bad_certificate") == true, "\(String(describing: Self.tlsError(serverResult)))")
     }
 
     // MARK: (3) Pinning
