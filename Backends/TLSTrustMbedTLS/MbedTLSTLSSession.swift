@@ -279,7 +279,8 @@ final class MbedTLSTLSSession: TLSSession {
     /// The handshake message mbedTLS has just parsed, header included, if it is of `type`.
     private func currentHandshakeMessage(type: Int32) -> UnsafeBufferPointer<UInt8>? {
         guard ssl.pointee.in_msgtype == MBEDTLS_SSL_MSG_HANDSHAKE, let message = ssl.pointee.in_msg,
-              ssl.pointee.in_hslen >= 4, message[0] == UInt8(type) else { return nil }
+              ssl.pointee.in_hslen >= 4, ssl.pointee.in_hslen <= ssl.pointee.in_msglen,  // never a stale length
+              message[0] == UInt8(type) else { return nil }
         return UnsafeBufferPointer(start: message, count: ssl.pointee.in_hslen)
     }
 
