@@ -14,6 +14,7 @@
 #include <mbedtls/pkcs5.h>
 #include <mbedtls/cipher.h>
 #include <mbedtls/base64.h>
+#include <mbedtls/net_sockets.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,11 @@
  * Helpers for TLSTrustMbedTLS, for what Swift cannot do itself. Everything is `static inline`
  * and prefixed `CMbedTLS_`. No validation rule lives here: the engine owns them all.
  */
+
+/* Reads the next record (libmbedtls exports it; its prototype is in the internal ssl_internal.h).
+ * Used only after a handshake failed because the peer closed the connection while we were
+ * sending, to read the alert the peer sent before closing. */
+int mbedtls_ssl_read_record(mbedtls_ssl_context *ssl, unsigned update_hs_digest);
 
 /* The layout of mbedtls_x509_crt and friends is used directly from Swift: refuse to run against a
  * library whose major/minor version differs from these headers. */

@@ -38,6 +38,14 @@ final class MbedTLSPrivateKey: PrivateKeyHandle, @unchecked Sendable {  // only 
             }
             throw TLSTrustError(.malformedKey, "mbedTLS cannot read the private key: \(MbedTLSLibrary.errorText(parsed))")
         }
+        // One identity signs in many handshakes at once: compute an EC key's comb table now, while
+        // the key is private to this thread, so that signing never writes to the shared key.
+        let warmed = CMbedTLS_warm_up_key(pk)
+        guard warmed == 0 else {
+            mbedtls_pk_free(pk)
+            pk.deallocate()
+            throw TLSTrustError(.malformedKey, "mbedTLS cannot use the private key's curve: \(MbedTLSLibrary.errorText(warmed))")
+        }
         // mbedtls_pk_write_pubkey_der writes at the end of the buffer and returns the length.
         var buffer = [UInt8](repeating: 0, count: 2048)
         let written = buffer.withUnsafeMutableBufferPointer { mbedtls_pk_write_pubkey_der(pk, $0.baseAddress, $0.count) }
