@@ -61,14 +61,8 @@ struct TLSGnuTLSTests {
     /// Runs this backend's server and client against each other over an in-memory pipe.
     static func handshakePair(client: TLSClientConfiguration, server: TLSServerConfiguration)
         async -> (client: Result<TLSConnection, any Error>, server: Result<TLSConnection, any Error>) {
-        let (clientSide, serverSide) = MemoryTransport.makePair()
-        async let serverResult = capture {
-            try await TLSConnection.accept(over: serverSide, configuration: server, backend: backend)
-        }
-        let clientResult = await capture {
-            try await TLSConnection.connect(over: clientSide, host: host, port: 443, configuration: client, backend: backend)
-        }
-        return (clientResult, await serverResult)
+        // Both sides on threads of their own (see TLSMatrixTests.handshake).
+        await TLSMatrixTests.handshake(client: backend, clientConfiguration: client, server: backend, serverConfiguration: server, host: host)
     }
 
     static func tlsError(_ result: Result<TLSConnection, any Error>) -> TLSError? {
@@ -131,13 +125,12 @@ struct TLSGnuTLSTests {
         #expect(clientConnection.context.challenges == [.serverTrust])
 
         let message = Array("ping over \(version) with \(key)".utf8)
-        async let echoed: Void = {
-            let got = try await serverConnection.read()
-            try await serverConnection.write(got)
-        }()
+        let echoed = ThreadFuture { () -> Result<Void, any Error> in
+            Result { try serverConnection.writeBlocking(try serverConnection.readBlocking()) }
+        }
         try await clientConnection.write(message)
         let reply = try await clientConnection.read()
-        try await echoed
+        try await echoed.value.get()
         #expect(reply == message)
 
         // close_notify: the other side reads end of stream.

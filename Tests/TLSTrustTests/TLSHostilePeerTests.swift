@@ -32,19 +32,26 @@ struct TLSHostilePeerTests {
         }
     }
 
+    /// Connects on a thread of its own (blocking calls), timing the attempt there, so that the
+    /// measured time is the connection's and not the cooperative pool's.
     static func connect(_ name: String, port: Int, handshake: Duration = .seconds(2)) async throws -> (TLSError?, Duration) {
         let backend = try TLSMatrixTests.backend(name)
         var configuration = TLSClientConfiguration(serverName: "www.example.com")
         configuration.anchors = .only([])
         configuration.timeouts = TLSTimeouts(connect: .seconds(2), handshake: handshake, read: .seconds(2))
-        let start = ContinuousClock.now
-        do {
-            let connection = try await TLSConnection.connect(host: "127.0.0.1", port: port, configuration: configuration, backend: backend)
-            await connection.close()
+        let finalConfiguration = configuration
+        let (result, elapsed) = await TLSMatrixTests.onThread { () -> (Result<TLSConnection, any Error>, Duration) in
+            let start = ContinuousClock.now
+            let result = Result { try TLSConnection.connectBlocking(host: "127.0.0.1", port: port, configuration: finalConfiguration, backend: backend) }
+            return (result, ContinuousClock.now - start)
+        }
+        switch result {
+        case .success(let connection):
+            connection.closeBlocking()
             Issue.record("\(name) connected to a hostile server")
-            return (nil, ContinuousClock.now - start)
-        } catch let error as TLSError {
-            return (error, ContinuousClock.now - start)
+            return (nil, elapsed)
+        case .failure(let error):
+            return (try #require(error as? TLSError, "\(error)"), elapsed)
         }
     }
 
@@ -122,11 +129,16 @@ struct TLSHostilePeerTests {
         var configuration = TLSClientConfiguration()
         configuration.anchors = .only([pki.root.certificate])
         configuration.timeouts = serverConfiguration.timeouts
-        let start = ContinuousClock.now
         let (c, _) = await TLSMatrixTests.handshake(client: backend, clientConfiguration: configuration, server: server,
                                                     serverConfiguration: serverConfiguration)
         let error = try #require(TLSMatrixTests.tlsError(c), "\(name) trusted a chain whose leaf's issuer was never sent")
-        #expect(error.code == .peerTrustRefused, "\(error)")
-        #expect(ContinuousClock.now - start < .seconds(10))
+        // Refused, not timed out: the path-building budget ends the work well within the handshake
+        // limit. mbedTLS 2.28 cannot take a handshake message longer than one record (16 KiB; these
+        // 50 certificates are ~25 KiB) and fails the handshake first (docs/backends.md).
+        if name == "mbedtls" {
+            #expect([.peerTrustRefused, .handshakeFailed].contains(error.code), "\(error)")
+        } else {
+            #expect(error.code == .peerTrustRefused, "\(error)")
+        }
     }
 }

@@ -34,18 +34,31 @@ struct TLSMatrixTests {
         return configuration
     }
 
-    /// Runs a server and a client handshake over a fresh pipe; returns both outcomes.
+    /// Runs a server and a client handshake over a fresh pipe, each on a thread of its own with
+    /// the blocking calls (so that no deadline depends on how busy Swift's cooperative pool is,
+    /// with the whole test suite running at once); returns both outcomes.
     static func handshake(client: any TLSBackend, clientConfiguration: TLSClientConfiguration,
                           server: any TLSBackend, serverConfiguration: TLSServerConfiguration,
                           host: String = "www.example.com")
     async -> (client: Result<TLSConnection, any Error>, server: Result<TLSConnection, any Error>) {
         let (clientSide, serverSide) = MemoryTransport.makePair()
-        async let accepted = Result { try await TLSConnection.accept(over: serverSide, configuration: serverConfiguration, backend: server) }
-        let connected = await Result { try await TLSConnection.connect(over: clientSide, host: host, configuration: clientConfiguration, backend: client) }
-        if case .failure = connected { clientSide.close() }
-        let serverResult = await accepted
-        if case .failure = serverResult { serverSide.close() }
-        return (connected, serverResult)
+        // Both threads start now, from this task: neither waits for a cooperative thread to begin.
+        let accepted = ThreadFuture {
+            let result = Result { try TLSConnection.acceptBlocking(over: serverSide, configuration: serverConfiguration, backend: server) }
+            if case .failure = result { serverSide.close() }
+            return result
+        }
+        let connected = ThreadFuture {
+            let result = Result { try TLSConnection.connectBlocking(over: clientSide, host: host, configuration: clientConfiguration, backend: client) }
+            if case .failure = result { clientSide.close() }
+            return result
+        }
+        return (await connected.value, await accepted.value)
+    }
+
+    /// Runs `body` on a new thread and waits for it without holding a cooperative thread.
+    static func onThread<T>(_ body: @escaping @Sendable () -> T) async -> T {
+        await ThreadFuture(body).value
     }
 
     @Test("Handshake, data both ways, version and presented chain, on every version both sides support", arguments: pairs)
@@ -170,6 +183,39 @@ struct TLSMatrixTests {
         if case .failure(let error) = result { return error as? TLSError }
         return nil
     }
+}
+
+/// Work started at once on a thread of its own; `value` waits for it without holding a
+/// cooperative thread while it runs.
+final class ThreadFuture<T>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: T?
+
+    init(_ body: @escaping @Sendable () -> T) {
+        Thread { [self] in
+            result = body()
+            done.signal()
+        }.start()
+    }
+
+    var value: T {
+        get async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async { [self] in
+                    done.wait()
+                    done.signal()
+                    continuation.resume()
+                }
+            }
+            return result!
+        }
+    }
+}
+
+/// Carries a non-Sendable result (a connection) from the thread that made it to the test.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 extension Result where Failure == any Error {

@@ -58,13 +58,8 @@ struct TLSMbedTLSTests {
     /// A client and a server of this backend over an in-memory pipe; both outcomes.
     static func handshake(client: TLSClientConfiguration, server: TLSServerConfiguration, host: String = host)
         async -> (client: Result<TLSConnection, any Error>, server: Result<TLSConnection, any Error>) {
-        let (clientSide, serverSide) = MemoryTransport.makePair()
-        async let accepted = outcome { try await TLSConnection.accept(over: serverSide, configuration: server, backend: backend) }
-        let connected = await outcome { try await TLSConnection.connect(over: clientSide, host: host, port: 443, configuration: client, backend: backend) }
-        if case .failure = connected { clientSide.close() }
-        let serverResult = await accepted
-        if case .failure = serverResult { serverSide.close() }
-        return (connected, serverResult)
+        // Both sides on threads of their own (see TLSMatrixTests.handshake).
+        await TLSMatrixTests.handshake(client: backend, clientConfiguration: client, server: backend, serverConfiguration: server, host: host)
     }
 
     static func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {

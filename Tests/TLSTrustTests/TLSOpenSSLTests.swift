@@ -58,11 +58,8 @@ struct TLSOpenSSLTests {
     /// Runs our client against our server over an in-memory pipe; both results come back.
     func handshake(client: TLSClientConfiguration, server: TLSServerConfiguration) async
         -> (client: Result<TLSConnection, any Error>, server: Result<TLSConnection, any Error>) {
-        let (clientSide, serverSide) = MemoryTransport.makePair()
-        let backend = backend
-        async let accepted = Self.capture { try await TLSConnection.accept(over: serverSide, configuration: server, backend: backend) }
-        let connected = await Self.capture { try await TLSConnection.connect(over: clientSide, host: "localhost", configuration: client, backend: backend) }
-        return (connected, await accepted)
+        // Both sides on threads of their own (see TLSMatrixTests.handshake).
+        await TLSMatrixTests.handshake(client: backend, clientConfiguration: client, server: backend, serverConfiguration: server, host: "localhost")
     }
 
     static func capture(_ body: () async throws -> TLSConnection) async -> Result<TLSConnection, any Error> {
@@ -415,8 +412,8 @@ struct TLSOpenSSLTests {
         let listener = try TCPListener()
         defer { listener.close() }
         let held = Mutex<TCPTransport?>(nil)
-        let peer = Task {
-            let transport = try await Self.blocking { try listener.accept(timeout: .seconds(5)) }
+        let peer = ThreadFuture { () -> Result<Void, any Error> in Result {
+            let transport = try listener.accept(timeout: .seconds(5))
             switch hostility {
             case .garbage:
                 let junk = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8) + (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) }
@@ -427,15 +424,19 @@ struct TLSOpenSSLTests {
             case .stalls:
                 held.withLock { $0 = transport }
             }
-        }
+        } }
         var client = clientConfiguration(pki)
         client.timeouts = TLSTimeouts(connect: .seconds(2), handshake: .seconds(1), read: .seconds(1))
         let handler = CountingHandler()
         client.challengeHandler = handler
-        let start = ContinuousClock.now
-        let result = await Self.capture { try await TLSConnection.connect(host: "127.0.0.1", port: listener.port, configuration: client, backend: backend) }
-        let elapsed = ContinuousClock.now - start
-        try await peer.value
+        let backend = backend, port = listener.port, configuration = client
+        // Connected and timed on a thread of its own: the time measured is the connection's.
+        let (result, elapsed) = await TLSMatrixTests.onThread { () -> (Result<TLSConnection, any Error>, Duration) in
+            let start = ContinuousClock.now
+            let result = Result { try TLSConnection.connectBlocking(host: "127.0.0.1", port: port, configuration: configuration, backend: backend) }
+            return (result, ContinuousClock.now - start)
+        }
+        try await peer.value.get()
         held.withLock { $0?.close() }
 
         let code = Self.code(of: result)

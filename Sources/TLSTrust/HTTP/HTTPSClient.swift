@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A minimal HTTPS GET over a ``TLSConnection``: for `tlstrust fetch`, the demo and tests.
 ///
 /// HTTP/1.1 with `Connection: close`, the response read to the end. Not a general HTTP client —
@@ -50,58 +52,72 @@ public enum HTTPSClient {
                            backend: any TLSBackend, proxy: Proxy? = nil, connectingTo address: String? = nil,
                            headers: [(String, String)] = [], maximumBodySize: Int = 16 << 20) async throws -> Result {
         let target = try HTTPSURL(url)
-        let connection: TLSConnection
-        if let proxy {
-            let transport = try await tunnel(to: target, through: proxy, timeout: configuration.timeouts.connect)
-            connection = try await TLSConnection.connect(over: transport, host: target.host, port: target.port,
-                                                         configuration: configuration, backend: backend)
-        } else {
-            var configuration = configuration
-            if address != nil, configuration.serverName == nil { configuration.serverName = target.host }
-            connection = try await TLSConnection.connect(host: address ?? target.host, port: target.port,
-                                                         configuration: configuration, backend: backend)
-        }
         var request = "GET \(target.path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUser-Agent: tlstrust\r\nAccept: */*\r\nConnection: close\r\n"
         for (name, value) in headers
         where !name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }) && !value.contains(where: { $0 == "\r" || $0 == "\n" }) {
             request += "\(name): \(value)\r\n"
         }
         request += "\r\n"
-        try await connection.write(Array(request.utf8))
-        let bytes = try await connection.readToEnd(limit: maximumBodySize + 65_536)
-        await connection.close()
-        guard bytes.count <= maximumBodySize + 65_536 - 1 else {
-            throw TLSTrustError(.invalidArgument, "the response is larger than \(maximumBodySize) bytes")
+        let requestBytes = Array(request.utf8)
+        var configuration = configuration
+        if address != nil || proxy != nil, configuration.serverName == nil { configuration.serverName = target.host }
+        let finalConfiguration = configuration
+        // The whole exchange on one thread of its own, with the blocking connection calls: no step
+        // waits for Swift's cooperative pool while the server's clocks run.
+        return try await TLSConnection.run(on: DispatchQueue(label: "tlstrust.https-get")) {
+            let connection: TLSConnection
+            if let proxy {
+                let transport = try tunnelBlocking(to: target, through: proxy, timeout: finalConfiguration.timeouts.connect)
+                connection = try TLSConnection.connectBlocking(over: transport, host: target.host, port: target.port,
+                                                               configuration: finalConfiguration, backend: backend)
+            } else {
+                connection = try TLSConnection.connectBlocking(host: address ?? target.host, port: target.port,
+                                                               configuration: finalConfiguration, backend: backend)
+            }
+            defer { connection.closeBlocking() }
+            try connection.writeBlocking(requestBytes)
+            let bytes = try connection.readToEndBlocking(limit: maximumBodySize + 65_536)
+            guard bytes.count < maximumBodySize + 65_536 else {
+                throw TLSTrustError(.invalidArgument, "the response is larger than \(maximumBodySize) bytes")
+            }
+            return Result(response: try HTTPResponse(parsing: bytes), negotiatedVersion: connection.negotiatedVersion,
+                          cipherSuite: connection.cipherSuite, peerCertificates: connection.peerCertificates,
+                          evaluation: connection.context.evaluation, sentIdentity: connection.context.sentIdentity)
         }
-        return Result(response: try HTTPResponse(parsing: bytes), negotiatedVersion: connection.negotiatedVersion,
-                      cipherSuite: connection.cipherSuite, peerCertificates: connection.peerCertificates,
-                      evaluation: connection.context.evaluation, sentIdentity: connection.context.sentIdentity)
     }
 
     /// Opens a TCP connection to `proxy` and asks it, with `CONNECT`, for a tunnel to `target`.
     ///
     /// - Throws: ``TLSError`` `.connectFailed` when the proxy refuses.
     public static func tunnel(to target: HTTPSURL, through proxy: Proxy, timeout: Duration) async throws -> TCPTransport {
-        try await TLSConnection.run(on: .global()) {
-            let deadline = ContinuousClock.now + timeout
-            let transport = try TCPTransport.connect(host: proxy.host, port: proxy.port, timeout: timeout)
-            let request = "CONNECT \(target.hostHeader.contains(":") ? target.hostHeader : "\(target.hostHeader):\(target.port)") HTTP/1.1\r\nHost: \(target.hostHeader)\r\n\r\n"
+        try await TLSConnection.run(on: .global()) { try tunnelBlocking(to: target, through: proxy, timeout: timeout) }
+    }
+
+    /// ``tunnel(to:through:timeout:)`` on the calling thread.
+    public static func tunnelBlocking(to target: HTTPSURL, through proxy: Proxy, timeout: Duration) throws -> TCPTransport {
+        let deadline = ContinuousClock.now + timeout
+        let transport = try TCPTransport.connect(host: proxy.host, port: proxy.port, timeout: timeout)
+        do {
+            let authority = (target.host.contains(":") ? "[\(target.host)]" : target.host) + ":\(target.port)"
+            let request = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n\r\n"
             try Array(request.utf8).withUnsafeBytes { try transport.send($0, deadline: deadline) }
             // Byte by byte, so that nothing after the proxy's header block is consumed.
             var reply: [UInt8] = []
             var byte: UInt8 = 0
             while HTTPResponse.endOfHeaders(reply) == nil {
-                guard reply.count < 8192 else { transport.close(); throw TLSError(.protocolError, "the proxy's reply to CONNECT is too long") }
+                guard reply.count < 8192 else { throw TLSError(.protocolError, "the proxy's reply to CONNECT is too long") }
                 let n = try withUnsafeMutableBytes(of: &byte) { try transport.receive(into: $0, deadline: deadline) }
-                guard n == 1 else { transport.close(); throw TLSError(.connectionClosed, "the proxy closed the connection during CONNECT") }
+                guard n == 1 else { throw TLSError(.connectionClosed, "the proxy closed the connection during CONNECT") }
                 reply.append(byte)
             }
             let status = String(decoding: reply.prefix { $0 != 13 }, as: UTF8.self)
             guard status.split(separator: " ").dropFirst().first == "200" else {
-                transport.close()
                 throw TLSError(.connectFailed, "the proxy refused the tunnel: \(status)")
             }
             return transport
+        } catch {
+            transport.close()
+            throw error
         }
     }
 }

@@ -58,11 +58,16 @@ public final class TLSConnection: @unchecked Sendable {
     ///   ``TLSError/underlying``.
     public static func connect(host: String, port: Int, configuration: TLSClientConfiguration = TLSClientConfiguration(),
                                backend: any TLSBackend) async throws -> TLSConnection {
+        // The TCP connect and the handshake in one hop to the connection's thread: nothing between
+        // them waits for Swift's cooperative pool while the server's handshake clock runs.
         let queue = DispatchQueue(label: "tlstrust.connection.\(backend.name)")
-        let transport: TCPTransport = try await run(on: queue) {
-            try TCPTransport.connect(host: host, port: port, timeout: configuration.timeouts.connect)
+        return try await run(on: queue) {
+            let transport = try TCPTransport.connect(host: host, port: port, timeout: configuration.timeouts.connect)
+            let context = TLSHandshakeContext(client: configuration, host: host, port: port, backend: backend)
+            return try handshake(context: context, transport: transport, timeouts: configuration.timeouts, queue: queue) {
+                try backend.makeClientSession(configuration: configuration, context: context, transport: transport)
+            }
         }
-        return try await connect(over: transport, host: host, port: port, configuration: configuration, backend: backend, queue: queue)
     }
 
     /// Runs a client handshake over an existing transport (an in-memory pipe, a proxy tunnel).
