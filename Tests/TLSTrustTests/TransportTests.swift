@@ -135,4 +135,16 @@ struct HTTPParsingTests {
             #expect(throws: TLSTrustError.self, "\(bad)") { _ = try HTTPResponse(parsing: Array(bad.utf8)) }
         }
     }
+
+    @Test("Extra request headers that could split the request are refused before any connection is made")
+    func headerInjection() async throws {
+        // Port 9 on 127.0.0.1: nothing should ever connect there, since the check comes first.
+        for (name, value) in [("X-Evil", "a\r\nHost: other"), ("X-Evil\r\nHost", "b"), ("Bad:Name", "c"), ("", "d"),
+                              ("X-Lf", "line\nbreak")] {
+            await #expect(throws: TLSTrustError.self, "\(name): \(value)") {
+                _ = try await HTTPSClient.get("https://127.0.0.1:9/", backend: TLSMatrixTests.backend("openssl"),
+                                              headers: [(name, value)])
+            }
+        }
+    }
 }

@@ -42,19 +42,27 @@ public enum HTTPSClient {
     /// GETs `url`, directly or through `proxy`.
     ///
     /// - Parameters:
+    ///   - url: an `https://` URL; its host is the name sent in SNI and checked against the chain.
+    ///   - configuration: trust, identity, versions and timeouts for the connection.
+    ///   - backend: the library that runs the handshake.
     ///   - proxy: an HTTP CONNECT proxy to tunnel through.
     ///   - address: connect to this address instead of resolving the URL's host (the host is
     ///     still the name sent and checked), like curl's `--resolve`.
+    ///   - headers: extra request headers; a name or value that could split the request (CR, LF,
+    ///     or a colon in the name) is refused rather than sent.
     ///   - maximumBodySize: a response larger than this fails (default 16 MiB).
     /// - Throws: ``TLSError`` for connection and trust failures; `TLSTrustError` `.invalidArgument`
-    ///   for a bad URL or a malformed response.
+    ///   for a bad URL, a header that could split the request, or a malformed response.
     public static func get(_ url: String, configuration: TLSClientConfiguration = TLSClientConfiguration(),
                            backend: any TLSBackend, proxy: Proxy? = nil, connectingTo address: String? = nil,
                            headers: [(String, String)] = [], maximumBodySize: Int = 16 << 20) async throws -> Result {
         let target = try HTTPSURL(url)
         var request = "GET \(target.path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUser-Agent: tlstrust\r\nAccept: */*\r\nConnection: close\r\n"
-        for (name, value) in headers
-        where !name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }) && !value.contains(where: { $0 == "\r" || $0 == "\n" }) {
+        for (name, value) in headers {
+            guard !name.isEmpty, !name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
+                  !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw TLSTrustError(.invalidArgument, "header \(String(reflecting: name)) would split the request")
+            }
             request += "\(name): \(value)\r\n"
         }
         request += "\r\n"

@@ -163,7 +163,10 @@ public final class TCPListener: Sendable {
 
     /// Listens on `host:port`; port 0 picks a free ephemeral port.
     ///
-    /// - Parameter host: an IPv4 or IPv6 literal; `127.0.0.1` by default.
+    /// - Parameters:
+    ///   - host: an IPv4 or IPv6 literal; `127.0.0.1` by default.
+    ///   - port: the port to listen on; 0 (the default) asks the kernel for a free ephemeral one.
+    ///   - backlog: the `listen(2)` backlog.
     public init(host: String = "127.0.0.1", port: Int = 0, backlog: Int32 = 64) throws {
         let v6 = host.contains(":")
         let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

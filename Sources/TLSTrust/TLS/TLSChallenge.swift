@@ -56,7 +56,7 @@ public struct TLSAuthenticationChallenge: Sendable {
 /// A credential answering a challenge: the analogue of `URLCredential`.
 public enum TLSCredential: Sendable {
     /// For a trust challenge: the app accepts this trust (`URLCredential(trust:)`). The app is
-    /// expected to have evaluated it; ``TLSChallengeHandlers/evaluator(_:)`` does.
+    /// expected to have evaluated it; ``TLSChallengeHandlers/evaluator(_:identity:)`` does.
     case trust(Trust)
     /// For a client-certificate challenge: the identity to send.
     case identity(ClientIdentity)
