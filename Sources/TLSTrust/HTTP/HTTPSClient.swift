@@ -59,8 +59,9 @@ public enum HTTPSClient {
         let target = try HTTPSURL(url)
         var request = "GET \(target.path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUser-Agent: tlstrust\r\nAccept: */*\r\nConnection: close\r\n"
         for (name, value) in headers {
-            guard !name.isEmpty, !name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
-                  !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
+            // Bytes, not Characters: "\r\n" is one Character in Swift and equals neither "\r" nor "\n".
+            guard !name.isEmpty, !name.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 58 || $0 == 0 }),
+                  !value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
                 throw TLSTrustError(.invalidArgument, "header \(String(reflecting: name)) would split the request")
             }
             request += "\(name): \(value)\r\n"
