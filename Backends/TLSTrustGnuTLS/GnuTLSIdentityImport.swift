@@ -5,6 +5,7 @@ extension GnuTLSTrustBackend {
     /// Imports a PKCS#12 file: `gnutls_pkcs12_import`, then `gnutls_pkcs12_verify_mac` (a failing
     /// MAC is a wrong password), then `gnutls_pkcs12_simple_parse` for the key and its chain.
     public func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity {
+        try KeyDerivationBudget.checkPKCS12(data)
         _ = GnuTLSLibrary.initialized
         guard !data.isEmpty, data.count <= Int(UInt32.max) else {
             throw TLSTrustError(.malformedPKCS12, "GnuTLS cannot read the PKCS#12 file: \(data.isEmpty ? "empty input" : "too long")")
@@ -70,6 +71,7 @@ extension GnuTLSTrustBackend {
     /// Imports a PEM chain (with the core's PEM reader) and a PEM private key with
     /// `gnutls_x509_privkey_import2` (PKCS#8, encrypted PKCS#8, traditional RSA/EC keys).
     public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
+        try KeyDerivationBudget.checkEncryptedPrivateKeyPEM(privateKeyPEM)
         _ = GnuTLSLibrary.initialized
         let certificates = try Certificate.certificates(pemOrDER: certificateChainPEM)
         let text = String(decoding: privateKeyPEM, as: UTF8.self)

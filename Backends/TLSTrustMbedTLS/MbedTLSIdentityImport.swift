@@ -6,6 +6,7 @@ extension MbedTLSTrustBackend {
     /// `mbedtls_pk_parse_key` (PKCS#1, SEC1, PKCS#8; encrypted PKCS#8 with PKCS#12 PBE or PBES2;
     /// `Proc-Type: 4,ENCRYPTED` keys with DES/3DES/AES-CBC).
     public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
+        try KeyDerivationBudget.checkEncryptedPrivateKeyPEM(privateKeyPEM)
         let certificates = try Certificate.certificates(pemOrDER: certificateChainPEM)
         let text = String(decoding: privateKeyPEM, as: UTF8.self)
         guard text.contains("PRIVATE KEY-----") else {
@@ -41,6 +42,7 @@ extension MbedTLSTrustBackend {
     /// Imports a PKCS#12 file with the backend's own container reader (``MbedTLSPKCS12``): the MAC
     /// first, then the bags; keys through `mbedtls_pk_parse_key`, certificates through the core.
     public func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity {
+        try KeyDerivationBudget.checkPKCS12(data)
         if let reason = mbedTLSLibrary.unusableReason { throw TLSTrustError(.backendFailure, reason) }
         var pass = Array(password.utf8)
         defer { IdentityPassword.wipe(&pass) }

@@ -6,6 +6,7 @@ extension OpenSSLTrustBackend {
     /// password is told apart from a damaged file. Reads PBES2/AES (OpenSSL 3's default) and the
     /// PKCS#12 PBE schemes of the default provider (3DES); RC2-40 needs OpenSSL's legacy provider.
     public func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity {
+        try KeyDerivationBudget.checkPKCS12(data)
         _ = OpenSSLLibrary.initialized
         var p12: OpaquePointer?
         data.withUnsafeBufferPointer { buffer in
@@ -65,6 +66,7 @@ extension OpenSSLTrustBackend {
     /// `PEM_read_bio_PrivateKey` (PKCS#8, encrypted PKCS#8, traditional RSA/EC, with `Proc-Type`
     /// encryption). Never prompts: an encrypted key without a password is `.wrongPassword`.
     public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
+        try KeyDerivationBudget.checkEncryptedPrivateKeyPEM(privateKeyPEM)
         _ = OpenSSLLibrary.initialized
         let certificates = try Certificate.certificates(pemOrDER: certificateChainPEM)
         let text = String(decoding: privateKeyPEM, as: UTF8.self)

@@ -28,7 +28,7 @@ extension TestPKI {
     /// private key (unless `includeKey` is false: `-nokeys`) and `chain` as extra certificates.
     public static func pkcs12(
         leaf: TestCertificate, chain: [TestCertificate] = [], password: String,
-        encryption: TestPKCS12Encryption = .pbes2AES, includeKey: Bool = true
+        encryption: TestPKCS12Encryption = .pbes2AES, includeKey: Bool = true, iterations: Int? = nil
     ) throws -> [UInt8] {
         try TemporaryDirectory.with { directory in
             let leafFile = directory.appendingPathComponent("leaf.pem")
@@ -43,7 +43,8 @@ extension TestPKI {
                 try writePEM(chain, to: chainFile)
                 arguments += ["-certfile", chainFile.path]
             }
-            try openssl(arguments + encryption.arguments)
+            // `-iter` sets the key derivations' and the MAC's iteration counts alike.
+            try openssl(arguments + encryption.arguments + (iterations.map { ["-iter", String($0)] } ?? []))
             return [UInt8](try Data(contentsOf: output))
         }
     }

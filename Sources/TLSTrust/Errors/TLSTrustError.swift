@@ -10,7 +10,7 @@ public struct TLSTrustError: Error, Sendable, Hashable, CustomStringConvertible 
         enum Value: String, Sendable {
             case malformedCertificate, malformedPEM, noCertificate, malformedKey, unreadableFile
             case unknownBackend, noBackend, unsupported, invalidArgument, backendFailure
-            case wrongPassword, malformedPKCS12, noPrivateKey, keyMismatch
+            case wrongPassword, malformedPKCS12, noPrivateKey, keyMismatch, limitExceeded
         }
         let value: Value
         init(_ value: Value) { self.value = value }
@@ -43,6 +43,9 @@ public struct TLSTrustError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let noPrivateKey = Code(.noPrivateKey)
         /// The private key does not belong to the certificate.
         public static let keyMismatch = Code(.keyMismatch)
+        /// The input asks for more work than TLSTrust allows, such as a PKCS#12 file whose key
+        /// derivation names more than ``KeyDerivationBudget/maximumIterations`` iterations.
+        public static let limitExceeded = Code(.limitExceeded)
 
         public var description: String { value.rawValue }
     }
