@@ -60,12 +60,11 @@ enum MbedTLSPKCS12 {
         }
     }
 
-    /// The most PBKDF / PKCS#12 KDF iterations accepted, so that a hostile file cannot make one
-    /// import take minutes (OpenSSL writes 2,048; tools rarely exceed a few hundred thousand).
-    static let maximumIterations = 10_000_000
-
+    /// An iteration count as the C calls take it (`Int32` / `UInt32`). How many iterations are
+    /// acceptable is the core's rule (`KeyDerivationBudget`, checked before this parser runs);
+    /// this is only the structural range.
     static func iterations(_ value: Int) throws -> Int {
-        guard value >= 1, value <= maximumIterations else { throw malformed("iteration count \(value) out of range") }
+        guard value >= 1, value <= Int(Int32.max) else { throw malformed("iteration count \(value) out of range") }
         return value
     }
 
