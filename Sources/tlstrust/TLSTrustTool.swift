@@ -13,7 +13,7 @@ struct TLSTrustTool: ParsableCommand {
         abstract: "Certificate-trust evaluation for Linux over OpenSSL, GnuTLS and mbedTLS.",
         subcommands: [
             EvaluateCommand.self, CompareCommand.self, ConformanceCommand.self, PinCommand.self, LintCommand.self, InspectCommand.self,
-            BackendsCommand.self, DemoCommand.self, BenchCommand.self, FetchCommand.self,
+            BackendsCommand.self, DemoCommand.self, BenchCommand.self, FetchCommand.self, SoakCommand.self,
         ]
     )
 

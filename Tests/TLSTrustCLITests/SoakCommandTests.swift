@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+/// `tlstrust soak`: the contract of the soak command, on a tiny run (the real soak is run by
+/// hand and recorded in docs/security.md).
+@Suite("tlstrust soak")
+struct SoakCommandTests {
+    @Test("A short soak on every backend: every evaluation and handshake succeeds, resident memory is reported, exit 0")
+    func shortSoak() throws {
+        let result = try ToolRunner.run(["soak", "--evaluations", "40", "--handshakes", "4"])
+        result.expectExit(0)
+        for backend in ["openssl", "gnutls", "mbedtls"] {
+            #expect(result.stdout.contains("\(backend) evaluations: 40/40, 0 refused, resident "), "\(result)")
+            #expect(result.stdout.contains("\(backend) handshakes (TLSv1."), "\(result)")
+        }
+        #expect(result.stdout.contains("resident after warm-up "), "\(result)")
+        #expect(!result.stdout.contains("resident unknown"), "VmRSS is read from /proc/self/status\n\(result)")
+    }
+
+    @Test("Bad counts and unknown backends are usage errors (exit 2)", arguments: [
+        ["--evaluations", "-1"], ["--evaluations", "0", "--handshakes", "0"], ["--backend", "nope"], ["--max-growth-mb", "-5"],
+    ])
+    func usage(arguments: [String]) throws {
+        try ToolRunner.run(["soak"] + arguments).expectExit(2)
+    }
+}
