@@ -102,8 +102,13 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
 
             // AFNetworking's certificate pinning mode, ported: the pinned certificates serve as
             // the anchors, and one must be in the server's chain (AFSecurityPolicy.certificate).
-            let af = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [h.root.certificate, h.intermediate.certificate])
-            precondition(af.evaluateServerTrust(Trust(certificates: der.map { try! Certificate(derEncoded: $0) }), forDomain: host, using: backend))
+            // As in AFNetworking, the default evaluation against the system store runs first and
+            // must pass unless invalid certificates are allowed: an app pinning its private CA sets
+            // allowInvalidCertificates (the pinned certificates still decide; validatesDomainName stays on).
+            var af = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [h.root.certificate, h.intermediate.certificate])
+            af.allowInvalidCertificates = true
+            precondition(af.evaluateServerTrust(Trust(certificates: der.map { try! Certificate(derEncoded: $0) }), forDomain: host, using: backend),
+                         "\(backend.name) \(fixture.label): AFSecurityPolicy certificate mode")
             Benchmark("af-certificate-mode/\(backend.name)/\(fixture.label)") { benchmark in
                 caches(parse: true, chains: true)
                 for _ in benchmark.scaledIterations {
