@@ -1,0 +1,112 @@
+import Foundation
+import TLSTrust
+import TLSTrustGnuTLS
+import TLSTrustMbedTLS
+import TLSTrustOpenSSL
+import TLSTrustTesting
+import Testing
+
+/// Inputs the fuzz targets (`Tests/Fuzz`, docs/security.md) found crashing or leaking, each now
+/// refused with a specific error. The inputs are written here at run time (no committed
+/// certificate), reduced to what triggers the fault.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    // MARK: Android network_security_config.xml (PinningConfiguration target)
+
+    /// Expects a `PinningError` with `code` whose message starts with `message`.
+    func expectPinningError(_ bytes: [UInt8], _ code: PinningError.Code, _ message: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            _ = try PinningConfiguration(androidNetworkSecurityConfig: bytes)
+            Issue.record("accepted: \(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
+        } catch let error as PinningError {
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.message.hasPrefix(message), "\(error.message)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Foundation's XMLParser trapped (`_NSXMLParserStartElementNs`) on an element or attribute
+    /// name that is not UTF-8; the fuzzer's input was `<network-secbpurity-config>\n  <baselist00\xD2\x01…`.
+    @Test("non-UTF-8 Android XML is refused before Foundation's XMLParser sees it", arguments: [
+        [UInt8]("<net".utf8) + [0xD2, 0x01] + Array("work/>".utf8),
+        [UInt8]("<network-security-config a".utf8) + [0xC3] + Array("=\"x\"/>".utf8),
+        [UInt8]("<network-security-config><domain-config><domain>".utf8) + [0xFF, 0xFE]
+            + Array("</domain></domain-config></network-security-config>".utf8),
+        [UInt8]("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<network-security-config><baselist00".utf8) + [0xD2, 0x01, 0x02, 0x03, 0x04],
+    ])
+    func nonUTF8AndroidXML(_ bytes: [UInt8]) {
+        expectPinningError(bytes, .unreadableConfiguration, "network_security_config.xml is not valid UTF-8")
+    }
+
+    /// `<?target?>` without data made FoundationXML's processing-instruction callback read a NULL
+    /// string (SEGV in strlen); any processing instruction but the leading XML declaration is refused.
+    @Test("processing instructions in Android XML are refused", arguments: [
+        "<?xml version=\"1.0\"?><?foo?><network-security-config/>",
+        "<?foo?><network-security-config/>",
+        "<network-security-config/><?foo?>",
+        "<network-security-config><?foo bar?></network-security-config>",
+        "<?xml-stylesheet href=\"a.xsl\"?><network-security-config/>",
+    ])
+    func processingInstructions(_ text: String) {
+        expectPinningError(Array(text.utf8), .unreadableConfiguration, "a processing instruction (<?…?>) is not allowed")
+    }
+
+    @Test func aDeclaredEncodingOtherThanUTF8IsRefused() {
+        expectPinningError(Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><network-security-config/>".utf8),
+                           .unreadableConfiguration, "network_security_config.xml must be UTF-8, not \"iso-8859-1\"")
+        expectPinningError(Array("<?xml version=\"1.0\" encoding=\"utf-8\"".utf8),
+                           .unreadableConfiguration, "not well-formed XML: the XML declaration is not closed")
+    }
+
+    @Test func theXMLDeclarationAndAByteOrderMarkAreStillAccepted() throws {
+        let pin = try TestPKI.issue(.leaf(commonName: "a.example.com")).certificate.publicKey.pin.dropFirst(7)
+        let body = """
+            <network-security-config><domain-config><domain>example.com</domain>
+            <pin-set><pin digest="SHA-256">\(pin)</pin></pin-set></domain-config></network-security-config>
+            """
+        for prefix in ["", "<?xml version=\"1.0\"?>\n", "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>", "\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\"?>"] {
+            let configuration = try PinningConfiguration(androidNetworkSecurityConfig: Array((prefix + body).utf8))
+            #expect(configuration.pinSets["example.com"]?.pins.count == 1, "prefix \(prefix.debugDescription)")
+        }
+    }
+
+    // MARK: OpenSSL PKCS#12 import (PKCS12 target)
+
+    /// A PKCS#12 file whose key and leaf are fine but whose extra certificate the core refuses (an
+    /// iPAddress SAN of 5 bytes, which OpenSSL's parser accepts). OpenSSL's import leaked the
+    /// EVP_PKEY that PKCS12_parse returned on this path (LeakSanitizer on the PKCS12 fuzz target);
+    /// it now frees it and throws `.malformedCertificate`.
+    static func pkcs12WithARefusedExtraCertificate(password: String) throws -> [UInt8] {
+        let pki = try TestHierarchy.make()
+        var profile = CertificateProfile.leaf(commonName: "odd.example.com", dnsNames: ["odd.example.com"])
+        profile.alternativeNames = [.ipAddressBytes([10, 10, 10, 10, 10])]
+        let odd = try TestPKI.mintDER(profile, subjectKey: TestPrivateKey.shared(.ecdsaP256), issuer: pki.intermediate)
+        #expect(throws: TLSTrustError.self) { try Certificate(derEncoded: odd) }
+        return try TemporaryDirectory.with { directory in
+            let leafFile = directory.appendingPathComponent("leaf.pem")
+            let keyFile = directory.appendingPathComponent("key.pem")
+            let extraFile = directory.appendingPathComponent("extra.pem")
+            let output = directory.appendingPathComponent("identity.p12")
+            try TestPKI.writePEM([pki.leaf], to: leafFile)
+            try TestPKI.writePEM(pki.leaf.privateKey, to: keyFile)
+            let extraPEM = "-----BEGIN CERTIFICATE-----\n" + Data(odd).base64EncodedString(options: .lineLength64Characters)
+                + "\n-----END CERTIFICATE-----\n"
+            try Data(extraPEM.utf8).write(to: extraFile)
+            try TestPKI.openssl(["pkcs12", "-export", "-in", leafFile.path, "-inkey", keyFile.path, "-certfile", extraFile.path,
+                                 "-out", output.path, "-passout", "pass:\(password)"])
+            return [UInt8](try Data(contentsOf: output))
+        }
+    }
+
+    @Test func openSSLPKCS12WithARefusedCertificateIsMalformedCertificate() throws {
+        let p12 = try Self.pkcs12WithARefusedExtraCertificate(password: "fuzz")
+        do {
+            _ = try OpenSSLTrustBackend().importPKCS12(p12, password: "fuzz")
+            Issue.record("OpenSSL imported a PKCS#12 holding a certificate the core refuses")
+        } catch let error as TLSTrustError {
+            #expect(error.code == .malformedCertificate, "\(error)")
+        }
+    }
+}
