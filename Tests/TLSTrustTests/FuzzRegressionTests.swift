@@ -109,4 +109,46 @@ struct FuzzRegressionTests {
             #expect(error.code == .malformedCertificate, "\(error)")
         }
     }
+
+    // MARK: The engine across backends (Chain target)
+
+    /// Evaluates with the engine on every backend and expects `expected` from each.
+    func expectEveryBackend(_ trust: Trust, _ expected: EngineVerdict, sourceLocation: SourceLocation = #_sourceLocation) {
+        for backend in EngineBackends.all {
+            let evaluation = trust.evaluate(using: backend)
+            #expect(EngineVerdict(evaluation) == expected, "\(backend.name): \(evaluation)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The fuzzer's input: an intermediate whose P-256 curve OID (1.2.840.10045.3.1.7) was
+    /// mutated into 1.2.36.72.10045.3.1.7. OpenSSL could not decode the key (`badSignature`:
+    /// "issuer key unusable"), GnuTLS called the curve unsupported (`unsupported`): two engine
+    /// verdicts for one input. The engine now refuses such a key itself, before any library sees it.
+    @Test func anIssuerKeyOnAnUnknownCurveIsWeakAlgorithmOnEveryBackend() throws {
+        let pki = try TestHierarchy.make()
+        let p256 = [UInt8]([0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07])
+        let unknown = [UInt8]([0x06, 0x08, 0x2A, 0x24, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07])
+        var der = pki.intermediate.der
+        let at = try #require((0...(der.count - p256.count)).first { Array(der[$0..<$0 + p256.count]) == p256 })
+        der.replaceSubrange(at..<at + p256.count, with: unknown)
+        let intermediate = try Certificate(derEncoded: der)
+        #expect(intermediate.publicKey.algorithm == .ec(curve: "1.2.36.72.10045.3.1.7"))
+        let trust = Trust(certificates: [pki.leaf.certificate, intermediate], policies: [.ssl(hostname: "www.example.com")],
+                          anchors: .only([pki.root.certificate]))
+        expectEveryBackend(trust, .refused(.weakAlgorithm))
+        let failure = try #require(trust.evaluate(using: EngineBackends.all[0]).failures.first)
+        #expect(failure.nativeDescription.contains("EC key on curve 1.2.36.72.10045.3.1.7"), "\(failure)")
+    }
+
+    /// An ECDSA-signed leaf presented with an issuer of the same name holding an Ed25519 key:
+    /// mbedTLS cannot import Ed25519 keys (`unsupported`) while OpenSSL and GnuTLS tried the
+    /// verification. No library is asked now: the key cannot make ECDSA signatures.
+    @Test func anIssuerKeyThatCannotMakeTheSchemesSignaturesIsBadSignatureOnEveryBackend() throws {
+        let pki = try TestHierarchy.make(customizeLeaf: { $0.includesKeyIdentifiers = false })
+        let edIntermediate = try TestPKI.issue(TestHierarchy.intermediateProfile(.ed25519), issuer: pki.root)
+        #expect(edIntermediate.certificate.subject == pki.intermediate.certificate.subject)
+        let trust = Trust(certificates: [pki.leaf.certificate, edIntermediate.certificate],
+                          policies: [.ssl(hostname: "www.example.com")], anchors: .only([pki.root.certificate]))
+        expectEveryBackend(trust, .refused(.badSignature))
+    }
 }
