@@ -72,6 +72,53 @@ struct FuzzRegressionTests {
         }
     }
 
+    // MARK: TrustKit binary plists (PinningConfiguration target)
+
+    /// A binary property list (`bplist00`): `objects` encoded in order, object 0 at the top,
+    /// 2-byte offsets and 1-byte object references.
+    static func binaryPlist(_ objects: [[UInt8]]) -> [UInt8] {
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects { offsets.append(bytes.count); bytes += object }
+        let table = bytes.count
+        for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
+        func be64(_ value: Int) -> [UInt8] { (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) } }
+        return bytes + [UInt8](repeating: 0, count: 6) + [2, 1] + be64(objects.count) + be64(0) + be64(table)
+    }
+
+    static func ascii(_ text: String) -> [UInt8] { [0x50 | UInt8(text.utf8.count)] + Array(text.utf8) }
+
+    /// swift-corelibs-foundation's PropertyListSerialization crashed (SEGV bridging the NSSet) on
+    /// any binary plist with a set; the fuzzer's input was a mutated TrustKit Info.plist whose
+    /// object 26 had become `0xC1` (a set of one string).
+    @Test("a binary plist holding a set is refused before Foundation reads it", arguments: [
+        binaryPlist([[0xD1, 1, 2], ascii("TSKPinnedDomains"), [0xC1, 3], ascii("example.com")]),  // {TSKPinnedDomains: {"example.com"}}
+        binaryPlist([[0xD1, 1, 2], ascii("TSKPinnedDomains"), [0xD0], [0xC1, 2]]),  // an unreferenced set
+        binaryPlist([[0xC1, 1], ascii("TSKPinnedDomains")]),  // a set at the top
+    ])
+    func binaryPlistWithASet(_ bytes: [UInt8]) {
+        do {
+            _ = try PinningConfiguration(trustKitInfoPlist: bytes)
+            Issue.record("accepted")
+        } catch let error as PinningError {
+            #expect(error.code == .unreadableConfiguration, "\(error)")
+            #expect(error.message.contains("of the binary property list is a set, which a TrustKit configuration never holds"), "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func aBinaryTrustKitPlistWithoutASetIsStillImported() throws {
+        let a = try TestPKI.issue(.leaf(commonName: "a.example.com")).certificate.publicKey.pin.dropFirst(7)
+        let b = try TestPKI.issue(.leaf(commonName: "b.example.com")).certificate.publicKey.pin.dropFirst(7)
+        let plist: [String: Any] = ["TSKConfiguration": ["TSKPinnedDomains": [
+            "example.com": ["TSKPublicKeyHashes": [String(a), String(b)], "TSKIncludeSubdomains": true] as [String: Any],
+        ]]]
+        let binary = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        let configuration = try PinningConfiguration(trustKitInfoPlist: [UInt8](binary))
+        #expect(configuration.pinSet(for: "www.example.com")?.pins.count == 2)
+    }
+
     // MARK: OpenSSL PKCS#12 import (PKCS12 target)
 
     /// A PKCS#12 file whose key and leaf are fine but whose extra certificate the core refuses (an
