@@ -53,6 +53,18 @@ struct FuzzRegressionTests {
         expectPinningError(Array(text.utf8), .unreadableConfiguration, "a processing instruction (<?…?>) is not allowed")
     }
 
+    /// The second finding, after the first fix: a processing instruction inside what looked like
+    /// the XML declaration (the fuzzer's input began `<?xml version="1.=g>\n  <base-co<?x-8.?>`),
+    /// and NUL bytes, with which libxml2 reads the document as UTF-16 or UCS-4.
+    @Test func aProcessingInstructionHiddenInTheDeclarationOrBehindNULsIsRefused() {
+        expectPinningError(Array("<?xml version=\"1.=g>\n  <base-co<?x-8.?>\n<network-security-config/>".utf8),
+                           .unreadableConfiguration, "not well-formed XML: a '<' inside the XML declaration")
+        expectPinningError([0, 0, 0, 0x3C, 0, 0, 0, 0x3F, 0, 0, 0, 0x61, 0, 0, 0, 0x3F, 0, 0, 0, 0x3E],  // <?a?> in UCS-4
+                           .unreadableConfiguration, "network_security_config.xml contains a NUL byte")
+        expectPinningError([0, 0x3C, 0, 0x3F, 0, 0x61, 0, 0x3F, 0, 0x3E],  // <?a?> in UTF-16
+                           .unreadableConfiguration, "network_security_config.xml contains a NUL byte")
+    }
+
     @Test func aDeclaredEncodingOtherThanUTF8IsRefused() {
         expectPinningError(Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><network-security-config/>".utf8),
                            .unreadableConfiguration, "network_security_config.xml must be UTF-8, not \"iso-8859-1\"")

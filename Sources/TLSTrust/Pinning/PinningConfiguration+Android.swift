@@ -94,11 +94,21 @@ extension PinningConfiguration {
         guard String(validating: text, as: UTF8.self) != nil else {
             throw PinningError(.unreadableConfiguration, "network_security_config.xml is not valid UTF-8")
         }
+        // No NUL: XML has none, and leading NULs make libxml2 guess UTF-16 or UCS-4, in which a
+        // `<?` would not be visible to the byte scan below.
+        guard !text.contains(0) else {
+            throw PinningError(.unreadableConfiguration, "network_security_config.xml contains a NUL byte")
+        }
         var rest = text[...]
         let open = Array("<?".utf8), close = Array("?>".utf8)
         if rest.starts(with: Array("<?xml".utf8)), rest.count > 5, [0x20, 0x09, 0x0A, 0x0D].contains(rest[rest.startIndex + 5]) {
             guard let end = rest.find(close) else {
                 throw PinningError(.unreadableConfiguration, "not well-formed XML: the XML declaration is not closed")
+            }
+            // A `<` inside would start markup (`<?xml version="1.<?x?>`: a processing instruction
+            // libxml2 reads while the declaration seems to run on to the first `?>`).
+            guard !rest[(rest.startIndex + 2)..<end.lowerBound].contains(UInt8(ascii: "<")) else {
+                throw PinningError(.unreadableConfiguration, "not well-formed XML: a '<' inside the XML declaration")
             }
             let declaration = String(decoding: rest[..<end.lowerBound], as: UTF8.self).lowercased()
             if let encoding = declaration.range(of: "encoding") {

@@ -74,8 +74,12 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
     add("name-constrained", [try leaf(constrained), constrained])
     add("name-constraint-violated", [try leaf(constrained, names: ["www.example.org"]), constrained])
     let pathZero = try intermediate { $0.pathLengthConstraint = 0 }
-    let below = try intermediate({ _ in }, issuer: pathZero)
+    let below = try intermediate({ $0.commonName = "TLSTrust Test Sub CA" }, issuer: pathZero)
     add("path-length-exceeded", [try leaf(below), below, pathZero])
+    // Same subject and issuer name: self-issued, so RFC 5280 §6.1.4 (l) does not count it
+    // against pathLenConstraint 0 (the engine and OpenSSL trust it; GnuTLS and mbedTLS do not).
+    let selfIssued = try intermediate({ _ in }, issuer: pathZero)
+    add("self-issued-under-path-length-zero", [try leaf(selfIssued), selfIssued, pathZero])
     let notCA = try intermediate { $0.isCA = false }
     add("not-a-ca", [try leaf(notCA), notCA])
     add("expired-leaf", [try leaf(ca) { $0.notBefore = Date(timeIntervalSinceNow: -86400 * 10); $0.notAfter = Date(timeIntervalSinceNow: -86400) }, ca])
