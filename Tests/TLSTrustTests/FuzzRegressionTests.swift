@@ -131,6 +131,30 @@ struct FuzzRegressionTests {
         #expect(configuration.pinSet(for: "www.example.com")?.pins.count == 2)
     }
 
+    /// The fuzzer's round trip (import, write JSON, read it back) failed: TrustKit's importer took
+    /// `https:6/reports.example.net/tk` (no host) as a report URI, which the JSON reader refuses.
+    /// Both now refuse a report URI without a host.
+    @Test("a report URI without a host is refused by TrustKit's importer as by the JSON reader",
+          arguments: ["https:6/reports.example.net/tk", "https:///path", "http:relative"])
+    func reportURIWithoutAHost(_ uri: String) throws {
+        let a = try TestPKI.issue(.leaf(commonName: "a.example.com")).certificate.publicKey.pin
+        let b = try TestPKI.issue(.leaf(commonName: "b.example.com")).certificate.publicKey.pin
+        let plist: [String: Any] = ["TSKPinnedDomains": [
+            "example.com": ["TSKPublicKeyHashes": [String(a.dropFirst(7)), String(b.dropFirst(7))], "TSKReportUris": [uri]] as [String: Any],
+        ]]
+        let xml = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+        for parse in [{ try PinningConfiguration(trustKitInfoPlist: [UInt8](xml)) },
+                      { try PinningConfiguration(json: Array(#"{"domains": {"example.com": {"pins": ["\#(a)", "\#(b)"], "reportURIs": ["\#(uri)"]}}}"#.utf8)) }] {
+            do {
+                _ = try parse()
+                Issue.record("accepted \(uri)")
+            } catch let error as PinningError {
+                #expect(error.code == .malformedConfiguration, "\(error)")
+                #expect(error.problem == "not an http(s) URL: \"\(uri)\"", "\(error)")
+            }
+        }
+    }
+
     // MARK: OpenSSL PKCS#12 import (PKCS12 target)
 
     /// A PKCS#12 file whose key and leaf are fine but whose extra certificate the core refuses (an

@@ -120,7 +120,7 @@ extension PinningConfiguration {
                 expiration = date
             }
             let reports = try strings("TSKReportUris", limit: 16).enumerated().map { i, text in
-                guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                guard let url = Self.reportURL(text) else {
                     throw PinningError(.malformedConfiguration, "not an http(s) URL: \(PinningError.quote(text))", keyPath: "\(path).TSKReportUris[\(i)]")
                 }
                 return url
