@@ -42,9 +42,13 @@ extension OpenSSLTrustBackend {
                 throw TLSTrustError(.malformedPKCS12, "OpenSSL cannot decode the PKCS#12 contents: \(reason)")
             }
         }
+        // Every object PKCS12_parse handed us is ours to free on every path out, the key too until
+        // OpenSSLPrivateKey takes it: a certificate the core refuses below must not leak the key.
+        var unownedKey = pkey
         defer {
             if let leaf { X509_free(leaf) }
             if let others { COpenSSL_sk_X509_pop_free(others) }
+            if let unownedKey { EVP_PKEY_free(unownedKey) }
         }
         var certificates: [Certificate] = []
         if let leaf, let der = OpenSSLCertificate.derEncoding(of: leaf) { certificates.append(try Certificate(derEncoded: der)) }
@@ -58,6 +62,7 @@ extension OpenSSLTrustBackend {
         guard let pkey else {
             throw TLSTrustError(.noPrivateKey, "the PKCS#12 file holds no private key (\(certificates.count) certificates)")
         }
+        unownedKey = nil  // OpenSSLPrivateKey frees it from here on, also when it throws
         let key = try OpenSSLPrivateKey(takingOwnership: pkey)
         return try ClientIdentity(privateKey: key, certificates: certificates)
     }

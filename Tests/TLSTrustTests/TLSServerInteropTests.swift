@@ -78,4 +78,26 @@ struct TLSServerInteropTests {
         #expect(run.output.contains("Handshake was completed"), "\(run)")
         #expect(run.output.contains("served by \(name)"), "\(run)")
     }
+
+    /// Downgrade: TLSTrust has no way to configure TLS 1.0 or 1.1 (`TLSVersion` is 1.2 and 1.3),
+    /// and no backend's server accepts a client that offers nothing newer. gnutls-cli is told to
+    /// offer TLS 1.1 and 1.0 only; each server must end the handshake with a protocol-version
+    /// refusal and serve nothing.
+    @Test("a client offering only TLS 1.0/1.1 is refused by each backend's server", arguments: TLSMatrixTests.names)
+    func noDowngradeBelowTLS12(name: String) throws {
+        let backend = try TLSMatrixTests.backend(name)
+        let pki = try TestHierarchy.make()
+        let server = try Self.origin(backend, pki)
+        defer { server.stop() }
+        let directory = try TemporaryDirectory(prefix: "tlstrust-gnutls-cli")
+        try TestPKI.writePEM([pki.root], to: directory.file("root.pem"))
+        let run = try ExternalTLSClient.run(["gnutls-cli", "--x509cafile", directory.file("root.pem").path,
+                                             "--priority", "NORMAL:-VERS-ALL:+VERS-TLS1.1:+VERS-TLS1.0",
+                                             "--verify-hostname", "www.example.com", "--sni-hostname", "www.example.com",
+                                             "-p", "\(server.port)", "127.0.0.1"],
+                                            input: "GET / HTTP/1.0\r\nHost: www.example.com\r\n\r\n")
+        #expect(!run.output.contains("Handshake was completed"), "\(run)")
+        #expect(!run.output.contains("served by"), "\(run)")
+        #expect(run.output.contains("Received alert [70]: Error in protocol version"), "a protocol_version alert: \(run)")
+    }
 }

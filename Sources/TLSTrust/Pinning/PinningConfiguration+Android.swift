@@ -25,6 +25,7 @@ extension PinningConfiguration {
         if bytes.range(of: Data("<!DOCTYPE".utf8)) != nil || bytes.range(of: Data("<!ENTITY".utf8)) != nil {
             throw PinningError(.unreadableConfiguration, "a DTD or entity declaration is not allowed in network_security_config.xml")
         }
+        try Self.refuseWhatFoundationXMLCannotParse(bytes)
         let root = try XMLTree.parse(bytes)
         guard root.name == "network-security-config" else {
             throw PinningError(.malformedConfiguration, "expected <network-security-config> at the top, found <\(root.name)>")
@@ -79,6 +80,49 @@ extension PinningConfiguration {
             try visit(config, inherited: nil, path: "network-security-config.domain-config[\(i)]")
         }
         try self.init(order.compactMap { sets[$0] })
+    }
+
+    /// Refuses, before any parsing, the input on which Foundation's `XMLParser` (libxml2 below it)
+    /// crashes the process rather than failing: bytes that are not UTF-8 (an element or attribute
+    /// name that is not UTF-8 traps in `_NSXMLParserStartElementNs`), a declared encoding other
+    /// than UTF-8, and processing instructions (`<?target?>` without data makes
+    /// `_NSXMLParserProcessingInstruction` read a NULL string). Android's file is UTF-8 and has
+    /// no processing instruction; only the XML declaration `<?xml …?>` at the very start is allowed.
+    static func refuseWhatFoundationXMLCannotParse(_ bytes: Data) throws {
+        var text = Array(bytes)
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text.removeFirst(3) }  // a UTF-8 byte-order mark
+        guard String(validating: text, as: UTF8.self) != nil else {
+            throw PinningError(.unreadableConfiguration, "network_security_config.xml is not valid UTF-8")
+        }
+        // No NUL: XML has none, and leading NULs make libxml2 guess UTF-16 or UCS-4, in which a
+        // `<?` would not be visible to the byte scan below.
+        guard !text.contains(0) else {
+            throw PinningError(.unreadableConfiguration, "network_security_config.xml contains a NUL byte")
+        }
+        var rest = text[...]
+        let open = Array("<?".utf8), close = Array("?>".utf8)
+        if rest.starts(with: Array("<?xml".utf8)), rest.count > 5, [0x20, 0x09, 0x0A, 0x0D].contains(rest[rest.startIndex + 5]) {
+            guard let end = rest.find(close) else {
+                throw PinningError(.unreadableConfiguration, "not well-formed XML: the XML declaration is not closed")
+            }
+            // A `<` inside would start markup (`<?xml version="1.<?x?>`: a processing instruction
+            // libxml2 reads while the declaration seems to run on to the first `?>`).
+            guard !rest[(rest.startIndex + 2)..<end.lowerBound].contains(UInt8(ascii: "<")) else {
+                throw PinningError(.unreadableConfiguration, "not well-formed XML: a '<' inside the XML declaration")
+            }
+            let declaration = String(decoding: rest[..<end.lowerBound], as: UTF8.self).lowercased()
+            if let encoding = declaration.range(of: "encoding") {
+                let value = declaration[encoding.upperBound...].drop { " \t\r\n=\"'".contains($0) }.prefix { !" \t\r\n\"'?".contains($0) }
+                guard value == "utf-8" || value == "utf8" else {
+                    throw PinningError(.unreadableConfiguration, "network_security_config.xml must be UTF-8, not \(PinningError.quote(String(value)))")
+                }
+            }
+            rest = rest[end.upperBound...]
+        }
+        if rest.find(open) != nil {
+            throw PinningError(.unreadableConfiguration,
+                               "a processing instruction (<?…?>) is not allowed in network_security_config.xml (only the XML declaration at the start)")
+        }
     }
 
     private static func androidPins(_ element: XMLTree, at path: String) throws -> (pins: [SPKIPin], expiration: Date?) {

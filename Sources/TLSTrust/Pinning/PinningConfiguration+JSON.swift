@@ -164,6 +164,16 @@ extension PinningConfiguration {
         }
     }
 
+    /// `text` as a report URL: http or https with a host; nil otherwise. The one rule for every
+    /// configuration format (TrustKit's importer accepted `https:6/reports…`, which has no host and
+    /// which the JSON reader refused, so a configuration did not survive its own JSON: found by
+    /// the PinningConfiguration fuzz target's round trip).
+    static func reportURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              url.host?.isEmpty == false else { return nil }
+        return url
+    }
+
     static func reportURIs(_ value: JSONValue, at path: String) throws -> [URL] {
         let items = try value.array(at: path)
         guard items.count <= 16 else {
@@ -171,8 +181,7 @@ extension PinningConfiguration {
         }
         return try items.enumerated().map { i, item in
             let text = try item.string(at: "\(path)[\(i)]")
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-                  url.host?.isEmpty == false else {
+            guard let url = reportURL(text) else {
                 throw PinningError(.malformedConfiguration, "not an http(s) URL: \(PinningError.quote(text))", keyPath: "\(path)[\(i)]")
             }
             return url

@@ -18,9 +18,14 @@ extension PinningConfiguration {
         guard data.count <= Self.maximumDocumentBytes else {
             throw PinningError(.unreadableConfiguration, "\(data.count) bytes; a configuration is at most \(Self.maximumDocumentBytes)")
         }
+        let bytes = Array(data)
+        if let index = Self.setInBinaryPropertyList(bytes) {
+            throw PinningError(.unreadableConfiguration,
+                               "object \(index) of the binary property list is a set, which a TrustKit configuration never holds")
+        }
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: Data(data), options: [], format: nil)
+            plist = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
             throw PinningError(.unreadableConfiguration, "not a property list: \(String(describing: error).prefix(160))")
         }
@@ -115,7 +120,7 @@ extension PinningConfiguration {
                 expiration = date
             }
             let reports = try strings("TSKReportUris", limit: 16).enumerated().map { i, text in
-                guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                guard let url = Self.reportURL(text) else {
                     throw PinningError(.malformedConfiguration, "not an http(s) URL: \(PinningError.quote(text))", keyPath: "\(path).TSKReportUris[\(i)]")
                 }
                 return url
@@ -134,6 +139,33 @@ extension PinningConfiguration {
         if let n = value as? NSNumber, type(of: value) != Bool.self {
             let kind = String(cString: n.objCType)
             return kind == "c" || kind == "B" ? n.boolValue : nil
+        }
+        return nil
+    }
+
+    /// The index of the first set object in a binary property list (`bplist`), or nil when there
+    /// is none or the bytes are not a binary property list this reader can walk (Foundation then
+    /// judges them). swift-corelibs-foundation's `PropertyListSerialization` crashes the process
+    /// (a SEGV while bridging the `NSSet` to Swift) on any binary plist holding a set, so such a
+    /// document is refused before Foundation reads it (found by the PinningConfiguration fuzz
+    /// target). Every object is listed in the offset table, so scanning the table finds every
+    /// set, reachable or not.
+    static func setInBinaryPropertyList(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist".utf8)) else { return nil }
+        let trailer = bytes.count - 32
+        func number(at offset: Int, size: Int) -> UInt64 {
+            bytes[offset..<offset + size].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let offsetSize = Int(bytes[trailer + 6])
+        guard (1...8).contains(offsetSize) else { return nil }
+        let count = number(at: trailer + 8, size: 8), tableOffset = number(at: trailer + 24, size: 8)
+        // The offset table lies between the header and the trailer; overflow-safe bounds.
+        guard tableOffset >= 8, tableOffset < UInt64(trailer),
+              count <= (UInt64(trailer) - tableOffset) / UInt64(offsetSize) else { return nil }
+        for index in 0..<Int(count) {
+            let offset = number(at: Int(tableOffset) + index * offsetSize, size: offsetSize)
+            guard offset < UInt64(trailer) else { continue }
+            if bytes[Int(offset)] >> 4 == 0xC { return index }  // 0xCn: a set of n objects
         }
         return nil
     }

@@ -1,0 +1,48 @@
+// swift-tools-version: 6.1
+//
+// libFuzzer + AddressSanitizer targets for TLSTrust (issue 12). A package of its own so that the
+// root package's `swift build` / `swift test` never build with the fuzzer sanitizer.
+//
+// Build and run with the `run` script beside this file (it passes the sanitizer flags):
+//   Tests/Fuzz/run 60                      # every target, 60 s each
+//   Tests/Fuzz/run 300 Chain PKCS12        # some targets
+//
+// Each target is an executable whose entry point is libFuzzer's `main`; the Swift side provides
+// `LLVMFuzzerTestOneInput` and `LLVMFuzzerInitialize` (which also implements `--make-seeds DIR`).
+import PackageDescription
+
+let fuzzTargets = ["CertificateDER", "CertificatePEM", "Chain", "PKCS12", "PinningConfiguration", "ClientHello"]
+
+let package = Package(
+    name: "TLSTrustFuzz",
+    products: fuzzTargets.map { .executable(name: $0, targets: [$0]) },
+    dependencies: [
+        .package(name: "TLSTrust", path: "../.."),
+    ],
+    targets: [
+        .target(
+            name: "FuzzSupport",
+            dependencies: [
+                .product(name: "TLSTrust", package: "TLSTrust"),
+                .product(name: "TLSTrustOpenSSL", package: "TLSTrust"),
+                .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
+                .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
+                .product(name: "TLSTrustTesting", package: "TLSTrust"),
+            ]
+        ),
+    ] + fuzzTargets.map { name in
+        .executableTarget(
+            name: name,
+            dependencies: [
+                "FuzzSupport",
+                .product(name: "TLSTrust", package: "TLSTrust"),
+                .product(name: "TLSTrustOpenSSL", package: "TLSTrust"),
+                .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
+                .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
+                .product(name: "TLSTrustTesting", package: "TLSTrust"),
+            ],
+            // No top-level code: libFuzzer's runtime provides `main`.
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    }
+)
