@@ -20,9 +20,15 @@ struct MbedTLSNativeVerifier {
     let request: TrustEvaluationRequest
     let anchors: MbedTLSAnchorStore
 
-    /// What the verify callback is shown, per depth (0 = leaf).
+    /// What the verify callback is shown, per depth (0 = leaf). An array, not a dictionary: the
+    /// callback runs once per depth, and this is on the native mode's measured path.
     private final class ChainRecorder {
-        var byDepth: [Int: (certificate: UnsafeMutableRawPointer, flags: UInt32)] = [:]
+        var byDepth: [(certificate: UnsafeMutableRawPointer, flags: UInt32)?] = []
+        func record(_ certificate: UnsafeMutableRawPointer, flags: UInt32, depth: Int) {
+            guard depth >= 0, depth < 64 else { return }
+            if byDepth.count <= depth { byDepth += Array(repeating: nil, count: depth + 1 - byDepth.count) }
+            byDepth[depth] = (certificate, flags)
+        }
     }
 
     func run(backendName: String) -> TrustEvaluation {
@@ -57,9 +63,11 @@ struct MbedTLSNativeVerifier {
                               index: index == 0 ? 0 : nil, nativeCode: Int(failure.code))
             }
         }
-        var byAddress = anchors.byAddress
-        for parsed in presented where byAddress[UnsafeMutableRawPointer(parsed.pointer)] == nil {
-            byAddress[UnsafeMutableRawPointer(parsed.pointer)] = parsed.certificate
+        // A certificate mbedTLS shows the callback is one of the presented ones or an anchor:
+        // looked up among the (few) presented ones first, then in the anchor store's index,
+        // without copying that index per evaluation.
+        func certificate(at address: UnsafeMutableRawPointer) -> Certificate? {
+            presented.first { UnsafeMutableRawPointer($0.pointer) == address }?.certificate ?? anchors.byAddress[address]
         }
 
         let recorder = ChainRecorder()
@@ -70,7 +78,7 @@ struct MbedTLSNativeVerifier {
                 let callback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<mbedtls_x509_crt>?, Int32, UnsafeMutablePointer<UInt32>?) -> Int32 = { context, crt, depth, flags in
                     guard let context, let crt, let flags else { return MBEDTLS_ERR_X509_BAD_INPUT_DATA }
                     let recorder = Unmanaged<ChainRecorder>.fromOpaque(context).takeUnretainedValue()
-                    recorder.byDepth[Int(depth)] = (UnsafeMutableRawPointer(crt), flags.pointee)
+                    recorder.record(UnsafeMutableRawPointer(crt), flags: flags.pointee, depth: Int(depth))
                     return 0
                 }
                 // mbedTLS's default profile, as `mbedtls_x509_crt_verify` would use it.
@@ -95,7 +103,7 @@ struct MbedTLSNativeVerifier {
         case .clientAuth: purposeFlag = CMbedTLS_check_extended_key_usage(presented[0].pointer, 2) == 0 ? 0 : UInt32(MBEDTLS_X509_BADCERT_EXT_KEY_USAGE)
         case .any: purposeFlag = 0
         }
-        if let leaf = recorder.byDepth[0] { recorder.byDepth[0] = (leaf.certificate, leaf.flags | purposeFlag) }
+        if let leaf = recorder.byDepth.first ?? nil { recorder.byDepth[0] = (leaf.certificate, leaf.flags | purposeFlag) }
         flags |= purposeFlag
         let failed = status != 0 || purposeFlag != 0
 
@@ -103,7 +111,7 @@ struct MbedTLSNativeVerifier {
         var chain: [Certificate] = []
         var failures: [TrustFailure] = []
         for depth in 0..<recorder.byDepth.count {
-            guard let item = recorder.byDepth[depth], let certificate = byAddress[item.certificate] else { break }
+            guard let item = recorder.byDepth[depth], let certificate = certificate(at: item.certificate) else { break }
             chain.append(certificate)
             for bit in MbedTLSVerifyFlag.bits(of: item.flags) {
                 failures.append(MbedTLSVerifyFlag.failure(bit, at: depth))
