@@ -9,6 +9,21 @@ import Testing
 struct TLSServerInteropTests {
     static let cases: [(String, TLSVersion)] = TLSMatrixTests.names.flatMap { name in TLSVersion.allCases.map { (name, $0) } }
 
+    /// Runs gnutls-cli, trusting a fresh PKI's root and checking www.example.com, against a
+    /// server of backend `name` that serves that PKI's chain; sends one GET.
+    static func gnutlsCLI(against name: String, extraArguments: [String] = []) throws -> ExternalTLSClient.Run {
+        let backend = try TLSMatrixTests.backend(name)
+        let pki = try TestHierarchy.make()
+        let server = try origin(backend, pki)
+        defer { server.stop() }
+        let directory = try TemporaryDirectory(prefix: "tlstrust-gnutls-cli")
+        try TestPKI.writePEM([pki.root], to: directory.file("root.pem"))
+        return try ExternalTLSClient.run(["gnutls-cli", "--x509cafile", directory.file("root.pem").path] + extraArguments
+                                         + ["--verify-hostname", "www.example.com", "--sni-hostname", "www.example.com",
+                                            "-p", "\(server.port)", "127.0.0.1"],
+                                         input: "GET / HTTP/1.0\r\nHost: www.example.com\r\n\r\n")
+    }
+
     static func origin(_ backend: any TLSBackend, _ pki: TestHierarchy, version: TLSVersion? = nil,
                        clientCA: TestCertificate? = nil) throws -> LocalHTTPSServer {
         let identity = try backend.importIdentity(certificateChainPEM: Array((pki.leaf.pem + pki.intermediate.pem).utf8),
@@ -65,16 +80,7 @@ struct TLSServerInteropTests {
 
     @Test("gnutls-cli connects to each backend's server and verifies it", arguments: TLSMatrixTests.names)
     func gnutlsCLI(name: String) throws {
-        let backend = try TLSMatrixTests.backend(name)
-        let pki = try TestHierarchy.make()
-        let server = try Self.origin(backend, pki)
-        defer { server.stop() }
-        let directory = try TemporaryDirectory(prefix: "tlstrust-gnutls-cli")
-        try TestPKI.writePEM([pki.root], to: directory.file("root.pem"))
-        let run = try ExternalTLSClient.run(["gnutls-cli", "--x509cafile", directory.file("root.pem").path,
-                                             "--verify-hostname", "www.example.com", "--sni-hostname", "www.example.com",
-                                             "-p", "\(server.port)", "127.0.0.1"],
-                                            input: "GET / HTTP/1.0\r\nHost: www.example.com\r\n\r\n")
+        let run = try Self.gnutlsCLI(against: name)
         #expect(run.output.contains("Handshake was completed"), "\(run)")
         #expect(run.output.contains("served by \(name)"), "\(run)")
     }
@@ -85,17 +91,7 @@ struct TLSServerInteropTests {
     /// refusal and serve nothing.
     @Test("a client offering only TLS 1.0/1.1 is refused by each backend's server", arguments: TLSMatrixTests.names)
     func noDowngradeBelowTLS12(name: String) throws {
-        let backend = try TLSMatrixTests.backend(name)
-        let pki = try TestHierarchy.make()
-        let server = try Self.origin(backend, pki)
-        defer { server.stop() }
-        let directory = try TemporaryDirectory(prefix: "tlstrust-gnutls-cli")
-        try TestPKI.writePEM([pki.root], to: directory.file("root.pem"))
-        let run = try ExternalTLSClient.run(["gnutls-cli", "--x509cafile", directory.file("root.pem").path,
-                                             "--priority", "NORMAL:-VERS-ALL:+VERS-TLS1.1:+VERS-TLS1.0",
-                                             "--verify-hostname", "www.example.com", "--sni-hostname", "www.example.com",
-                                             "-p", "\(server.port)", "127.0.0.1"],
-                                            input: "GET / HTTP/1.0\r\nHost: www.example.com\r\n\r\n")
+        let run = try Self.gnutlsCLI(against: name, extraArguments: ["--priority", "NORMAL:-VERS-ALL:+VERS-TLS1.1:+VERS-TLS1.0"])
         #expect(!run.output.contains("Handshake was completed"), "\(run)")
         #expect(!run.output.contains("served by"), "\(run)")
         #expect(run.output.contains("Received alert [70]: Error in protocol version"), "a protocol_version alert: \(run)")
