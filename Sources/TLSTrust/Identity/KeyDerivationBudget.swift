@@ -3,7 +3,7 @@
 ///
 /// A PKCS#12 file names its own iteration counts: one for the MAC, one per encrypted bag or key
 /// (PBES2 with PBKDF2 or scrypt, or the PKCS#12 PBE schemes). The libraries honour whatever the
-/// file says, so a 200-byte file asking for 2³¹ iterations keeps an import busy for hours. Every
+/// file says, so a small file asking for 2³¹ iterations makes an import run billions of HMACs. Every
 /// backend calls this check first, so the rule lives here once and the work is bounded by it.
 ///
 /// The walk reads BER as well as DER (Windows writes indefinite lengths) and looks inside OCTET
