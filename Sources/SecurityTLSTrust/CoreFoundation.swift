@@ -1,5 +1,5 @@
 @_exported import Foundation
-import Synchronization
+import TLSTrust
 
 // The CoreFoundation types as Swift sees them on Apple platforms. swift-corelibs-foundation does not
 // export them on Linux (checked: none of these names exists there), so they are declared here as
@@ -142,7 +142,13 @@ public func CFErrorCopyDescription(_ err: CFError!) -> CFString! { err.localized
 
 /// Keeps the objects handed out as raw pointers alive for a while (see ``CFArrayGetValueAtIndex(_:_:)``).
 enum RecentObjects {
-    private static let pool = Mutex<(objects: [AnyObject], next: Int)>(([], 0))
+    /// @unchecked Sendable: the objects are only retained here, never read back or used, so no
+    /// thread ever touches one through the pool.
+    private struct Pool: @unchecked Sendable {
+        var objects: [AnyObject] = []
+        var next = 0
+    }
+    private static let pool = Locked(Pool())
     private static let capacity = 256
 
     static func pointer(to object: AnyObject) -> UnsafeRawPointer {

@@ -1,4 +1,3 @@
-import Synchronization
 import TLSTrust
 
 /// The result of a trust evaluation, with Apple's raw values (`SecTrustResultType`).
@@ -42,10 +41,10 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         mutating func invalidate() { outcome = nil }
     }
 
-    let state: Mutex<State>
+    let state: Locked<State>
 
     init(certificates: [SecCertificate], policies: [SecPolicy]) {
-        state = Mutex(State(certificates: certificates, policies: policies))
+        state = Locked(State(certificates: certificates, policies: policies))
     }
 
     public static func == (lhs: SecTrust, rhs: SecTrust) -> Bool { lhs === rhs }

@@ -120,9 +120,9 @@ public final class InterceptingProxy: @unchecked Sendable {
 final class ProxyState: Sendable {
     let running = Atomic<Bool>(true)
     let finished = DispatchSemaphore(value: 0)
-    let log = Mutex<[String]>([])
-    let intercepted = Mutex<[String]>([])
-    private let forged = Mutex<[String: ClientIdentity]>([:])
+    let log = Locked<[String]>([])
+    let intercepted = Locked<[String]>([])
+    private let forged = Locked<[String: ClientIdentity]>([:])
 
     /// A leaf for `host` under the proxy's CA, minted once per host, as interception proxies do.
     func forgedIdentity(for host: String, ca: TestCertificate, backend: any TLSBackend) throws -> ClientIdentity {

@@ -88,7 +88,7 @@ public final class LocalHTTPSServer: @unchecked Sendable {
 final class ServerState: Sendable {
     let running = Atomic<Bool>(true)
     let finished = DispatchSemaphore(value: 0)
-    let log = Mutex<[String]>([])
+    let log = Locked<[String]>([])
 }
 
 /// Finds the blank line ending an HTTP head.

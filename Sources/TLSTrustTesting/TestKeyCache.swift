@@ -1,4 +1,4 @@
-import Synchronization
+import TLSTrust
 
 /// Keys generated once per process and shared by every test that asks for the same type and slot.
 ///
@@ -10,7 +10,7 @@ import Synchronization
 /// > subjectKeyIdentifier: a path builder may then take one for the other. Give every CA that
 /// > must be told apart from another its own slot (or a fresh `TestPrivateKey`).
 extension TestPrivateKey {
-    private static let cache = Mutex<[CacheKey: TestPrivateKey]>([:])
+    private static let cache = Locked<[CacheKey: TestPrivateKey]>([:])
 
     private struct CacheKey: Hashable {
         let keyType: TestKeyType

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import TLSTrust
 
 /// Runs async work from the tool's synchronous commands.
 ///
@@ -8,7 +8,7 @@ import Synchronization
 /// thread, so blocking the main thread cannot starve it.
 enum AsyncBridge {
     static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
+        let result = Locked<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             let outcome: Result<T, any Error>

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import TLSTrust
 
 /// `tlstrust inspect`: a readable summary of each certificate, from files or from a live server.
@@ -129,7 +128,7 @@ struct InspectCommand: ParsableCommand {
 
     /// Where the live inspection's challenge handler leaves the presented chain.
     final class CapturedTrust: Sendable {
-        let trust = Mutex<Trust?>(nil)
+        let trust = Locked<Trust?>(nil)
     }
 
     static func ekuName(_ oid: String) -> String {

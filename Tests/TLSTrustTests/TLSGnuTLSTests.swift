@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustTesting
@@ -90,7 +89,7 @@ struct TLSGnuTLSTests {
 
     /// A challenge handler that records every challenge and answers with default handling.
     final class Recorder: Sendable {
-        let challenges = Mutex<[TLSProtectionSpace]>([])
+        let challenges = Locked<[TLSProtectionSpace]>([])
         var methods: [TLSAuthenticationMethod] { challenges.withLock { $0.map(\.authenticationMethod) } }
         var handler: ClosureChallengeHandler {
             TLSChallengeHandlers.closure { [self] challenge in
@@ -516,7 +515,7 @@ struct TLSGnuTLSTests {
 
     /// A TCP server on 127.0.0.1 that does `behaviour` with the first connection, on its own thread.
     final class HostileServer: Sendable {
-        final class Held: Sendable { let connection = Mutex<TCPTransport?>(nil) }
+        final class Held: Sendable { let connection = Locked<TCPTransport?>(nil) }
         let listener: TCPListener
         private let held = Held()
 

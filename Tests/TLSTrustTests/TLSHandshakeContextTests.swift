@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TLSTrust
 import TLSTrustOpenSSL
 import TLSTrustTesting
@@ -121,7 +120,7 @@ struct TLSHandshakeContextTests {
     @Test("The protection space carries host, port, method and the unevaluated trust with the SSL policy")
     func protectionSpace() async throws {
         let pki = try TestHierarchy.make()
-        let seen = Mutex<TLSProtectionSpace?>(nil)
+        let seen = Locked<TLSProtectionSpace?>(nil)
         let context = Self.client(pki, host: "www.example.com", handler: ClosureChallengeHandler { challenge in
             seen.withLock { $0 = challenge.protectionSpace }
             return .performDefaultHandling
@@ -177,7 +176,7 @@ struct TLSHandshakeContextTests {
         let none = Self.client(pki)
         if case .sendNone = await Self.offPool({ none.clientIdentity(acceptableCANames: nil) }) {} else { Issue.record("expected no identity") }
 
-        let names = Mutex<[DistinguishedName]?>(nil)
+        let names = Locked<[DistinguishedName]?>(nil)
         let choosing = Self.client(pki, handler: ClosureChallengeHandler { challenge in
             names.withLock { $0 = challenge.protectionSpace.distinguishedNames }
             return .useCredential(.identity(identity))

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import TLSTrust
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
@@ -88,8 +87,8 @@ struct TLSMbedTLSTests {
 
     /// Counts the challenges a handler was asked, answering each with default handling.
     final class ChallengeLog: Sendable {
-        let asked = Mutex<[TLSAuthenticationMethod]>([])
-        let names = Mutex<[DistinguishedName]?>(nil)
+        let asked = Locked<[TLSAuthenticationMethod]>([])
+        let names = Locked<[DistinguishedName]?>(nil)
 
         var handler: ClosureChallengeHandler {
             TLSChallengeHandlers.closure { [self] challenge in

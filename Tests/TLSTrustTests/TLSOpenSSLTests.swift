@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustOpenSSL
@@ -93,8 +92,8 @@ struct TLSOpenSSLTests {
     /// A handler that counts the challenges it is asked and answers with default handling (or
     /// with `identity` for a client-certificate challenge).
     final class CountingHandler: TLSChallengeHandler {
-        let calls = Mutex<[TLSAuthenticationMethod]>([])
-        let names = Mutex<[DistinguishedName]?>(nil)
+        let calls = Locked<[TLSAuthenticationMethod]>([])
+        let names = Locked<[DistinguishedName]?>(nil)
         let identity: ClientIdentity?
         init(identity: ClientIdentity? = nil) { self.identity = identity }
         var methods: [TLSAuthenticationMethod] { calls.withLock { $0 } }
@@ -411,7 +410,7 @@ struct TLSOpenSSLTests {
         let pki = try await Self.pki()
         let listener = try TCPListener()
         defer { listener.close() }
-        let held = Mutex<TCPTransport?>(nil)
+        let held = Locked<TCPTransport?>(nil)
         let peer = ThreadFuture { () -> Result<Void, any Error> in Result {
             let transport = try listener.accept(timeout: .seconds(5))
             switch hostility {

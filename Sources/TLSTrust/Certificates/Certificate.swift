@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An X.509 certificate: its exact DER bytes and the fields people and policies look at.
 ///
@@ -22,7 +21,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let digest: Int
         let fields: ParsedCertificate
         /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
-        let verificationKeys = Mutex<[String: any SignatureVerificationKey]>([:])
+        let verificationKeys = Locked<[String: any SignatureVerificationKey]>([:])
         init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
             self.der = der
             self.digest = digest

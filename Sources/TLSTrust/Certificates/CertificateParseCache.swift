@@ -36,7 +36,7 @@ public enum CertificateParseCache {
     public static var count: Int { table.withLock { $0.count } }
 
     private static let enabled = Atomic<Bool>(true)
-    private static let table = Mutex(LRUTable<DERKey, Certificate.Storage>(capacity: 512))
+    private static let table = Locked(LRUTable<DERKey, Certificate.Storage>(capacity: 512))
 
     /// The storage of an earlier parse of exactly these bytes, if any.
     static func lookup(_ key: DERKey) -> Certificate.Storage? {
@@ -82,7 +82,7 @@ struct DERKey: Hashable, @unchecked Sendable {  // @unchecked: an immutable [UIn
 }
 
 /// A dictionary with a size bound that evicts the least recently used entry. Not thread-safe on
-/// its own: every user keeps it in a `Mutex`.
+/// its own: every user keeps it in a `Locked`.
 ///
 /// Recency is a counter per entry; eviction scans for the smallest, which is O(capacity) but
 /// happens only when a new entry is inserted into a full table (a miss, which costs a full parse
@@ -155,7 +155,7 @@ public enum VerificationKeyCache {
     }
 
     private static let enabled = Atomic<Bool>(true)
-    private static let table = Mutex(LRUTable<ID, any SignatureVerificationKey>(capacity: 256))
+    private static let table = Locked(LRUTable<ID, any SignatureVerificationKey>(capacity: 256))
 
     /// The key imported earlier for these bytes, or a new import (kept when it succeeds).
     static func key(for publicKey: PublicKey, backend: some TrustBackend) throws -> any SignatureVerificationKey {
@@ -167,3 +167,5 @@ public enum VerificationKeyCache {
         return key
     }
 }
+
+extension LRUTable: Sendable where Key: Sendable, Value: Sendable {}

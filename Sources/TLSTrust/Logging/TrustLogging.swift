@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// Logging of trust decisions through swift-log, silent unless the application asks for it.
 ///
@@ -25,7 +24,7 @@ public enum TrustLogging {
     /// The label of the default logger.
     public static let label = "tlstrust"
 
-    private static let chosen = Mutex<Logger?>(nil)
+    private static let chosen = Locked<Logger?>(nil)
 
     /// Makes `logger` the default for every evaluation that is not given one. Only the first call
     /// takes effect.

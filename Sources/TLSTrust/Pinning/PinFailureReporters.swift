@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -97,7 +96,7 @@ public final class DeduplicatingPinFailureReporter: PinFailureReporter {
     public let window: TimeInterval
     private let now: @Sendable () -> Date
     // The keys of reports sent, with when; pruned of expired entries, bounded in size.
-    private let sent = Mutex<[String: Date]>([:])
+    private let sent = Locked<[String: Date]>([:])
     /// The most distinct reports remembered; past it, the oldest are forgotten.
     public static let capacity = 10_000
 

@@ -5,12 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// A TCP connection as a ``TLSTransport``: a non-blocking socket waited on with `poll`, so that
 /// every call ends by its deadline.
 public final class TCPTransport: TLSTransport {
-    private let descriptor = Mutex<Int32>(-1)
+    private let descriptor = Locked<Int32>(-1)
     /// The peer's address as text, e.g. `127.0.0.1:8443`.
     public let peerDescription: String
 
@@ -155,7 +154,7 @@ public final class TCPTransport: TLSTransport {
 
 /// A listening TCP socket on the loopback address, for servers in tests, the demo and the tool.
 public final class TCPListener: Sendable {
-    private let descriptor: Mutex<Int32>
+    private let descriptor: Locked<Int32>
     /// The port actually bound (ephemeral when 0 was asked for).
     public let port: Int
     /// The address listened on.
@@ -200,7 +199,7 @@ public final class TCPListener: Sendable {
                : p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        descriptor = Mutex(fd)
+        descriptor = Locked(fd)
         self.port = Int(actual)
         self.host = host
     }

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The trust decisions of one handshake, made by the core and called into by a backend.
 ///
@@ -34,7 +33,7 @@ public final class TLSHandshakeContext: Sendable {
     private let configuredIdentity: ClientIdentity?
     private let engine: TrustEngine
     private let clientAuthentication: TLSClientAuthentication
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var deadline: ContinuousClock.Instant = .now + .seconds(15)
@@ -237,7 +236,7 @@ public final class TLSHandshakeContext: Sendable {
     /// Runs the async handler and waits for it on this (non-cooperative) thread, up to the
     /// deadline. Nil means no answer in time: the challenge is refused.
     private func ask(_ handler: any TLSChallengeHandler, _ challenge: TLSAuthenticationChallenge) -> TLSChallengeResponse? {
-        let answer = Mutex<TLSChallengeResponse?>(nil)
+        let answer = Locked<TLSChallengeResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
         let task = Task(executorPreference: ChallengeHandlerExecutor.shared) {
             let response = await handler.handle(challenge)

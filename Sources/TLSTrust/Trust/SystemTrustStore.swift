@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The operating system's CA certificates: where they are, and their parsed contents.
 ///
@@ -56,10 +55,10 @@ public struct SystemTrustStore: Sendable, Hashable, CustomStringConvertible {
     /// One slot per location; a slot's lock is held while the store is read, so concurrent first
     /// callers wait for one load instead of each reading the store.
     private final class Slot: Sendable {
-        let certificates = Mutex<[Certificate]?>(nil)
+        let certificates = Locked<[Certificate]?>(nil)
     }
 
-    private static let slots = Mutex<[SystemTrustStore: Slot]>([:])
+    private static let slots = Locked<[SystemTrustStore: Slot]>([:])
 
     /// The certificates in the store, read and parsed once per location for the life of the
     /// process (callers that arrive during the first read wait for it).

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The certificates a trust evaluation may end at.
 ///
@@ -101,13 +100,13 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
 /// Per-backend prepared anchor stores, shared by copies of one `TrustAnchors` (and, for the
 /// system store alone, by every `TrustAnchors` naming the same store).
 final class PreparedAnchorCache: Sendable {
-    let stores = Mutex<[String: any TrustAnchorStore]>([:])
-    let customSet = Mutex<Set<Certificate>?>(nil)
-    let index = Mutex<AnchorIndex?>(nil)
+    let stores = Locked<[String: any TrustAnchorStore]>([:])
+    let customSet = Locked<Set<Certificate>?>(nil)
+    let index = Locked<AnchorIndex?>(nil)
     /// Trusted engine evaluations against these anchors (``VerifiedChainCache``).
     let verifiedChains = VerifiedChainCache.Store()
 
-    private static let systemCaches = Mutex<[SystemTrustStore: PreparedAnchorCache]>([:])
+    private static let systemCaches = Locked<[SystemTrustStore: PreparedAnchorCache]>([:])
 
     /// The one cache for "the system store at these locations, nothing else".
     static func shared(for store: SystemTrustStore) -> PreparedAnchorCache {

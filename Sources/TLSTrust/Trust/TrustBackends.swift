@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The process-wide registry of backends and the default one.
 ///
@@ -18,7 +17,7 @@ public enum TrustBackends {
         var defaultBackend: (any TrustBackend)?
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     /// Adds `backend` under its ``TrustBackend/name``, replacing one of the same name.
     public static func register(_ backend: any TrustBackend) {

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import TLSTrust
 
 /// One way of deciding a case: the engine under a profile, or the library's own verifier.
@@ -55,7 +54,7 @@ struct ConformanceRunner {
 
     /// Every outcome, ordered by case (suite order), backend (registration order), verifier.
     func run() -> [Outcome] {
-        let results = Mutex<[[Outcome]]>(Array(repeating: [], count: cases.count))
+        let results = Locked<[[Outcome]]>(Array(repeating: [], count: cases.count))
         // Cases are independent and evaluations are thread-safe: spread them over the cores.
         DispatchQueue.concurrentPerform(iterations: cases.count) { index in
             let outcomes = run(cases[index])
