@@ -28,11 +28,12 @@ public struct GnuTLSTrustBackend: TrustBackend {
     /// Every scheme the engine accepts, Ed25519 included (GnuTLS 3.7 implements it). The native
     /// verifier takes a host (DNS or IP), a purpose and non-self-signed anchors, but no
     /// verification date (GnuTLS reads the time only through a process-wide hook) and no depth limit.
-    public var capabilities: TrustBackendCapabilities {
-        TrustBackendCapabilities(
-            signatureSchemes: SignatureScheme.all,
-            nativeVerifier: [.dnsHostName, .ipAddressHost, .purpose, .partialChains])
-    }
+    public var capabilities: TrustBackendCapabilities { Self.fixedCapabilities }
+
+    /// Built once: the core asks for the capabilities on every evaluation.
+    private static let fixedCapabilities = TrustBackendCapabilities(
+        signatureSchemes: SignatureScheme.all,
+        nativeVerifier: [.dnsHostName, .ipAddressHost, .purpose, .partialChains])
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try GnuTLSCertificate(derEncoded: derEncoded)

@@ -25,11 +25,12 @@ public struct MbedTLSTrustBackend: TrustBackend {
     /// RSA PKCS#1 v1.5, RSA-PSS and ECDSA with SHA-256/384/512 (no EdDSA in 2.28). The native
     /// verifier takes a DNS host, a purpose (checked on the leaf as mbedTLS's TLS layer checks it)
     /// and non-self-signed anchors; no date, IP address or depth limit.
-    public var capabilities: TrustBackendCapabilities {
-        TrustBackendCapabilities(
-            signatureSchemes: SignatureScheme.all.subtracting([.ed25519]),
-            nativeVerifier: [.dnsHostName, .purpose, .partialChains])
-    }
+    public var capabilities: TrustBackendCapabilities { Self.fixedCapabilities }
+
+    /// Built once: the core asks for the capabilities on every evaluation.
+    private static let fixedCapabilities = TrustBackendCapabilities(
+        signatureSchemes: SignatureScheme.all.subtracting([.ed25519]),
+        nativeVerifier: [.dnsHostName, .purpose, .partialChains])
 
     /// Parses with `mbedtls_x509_crt_parse_der` (through the extension-callback variant, so that
     /// critical extensions mbedTLS does not implement do not make a well-formed certificate

@@ -45,7 +45,14 @@ enum MbedTLSVerifyFlag {
 
     /// Every single flag `flags` carries, lowest first.
     static func bits(of flags: UInt32) -> [UInt32] {
-        (0..<32).map { UInt32(1) << $0 }.filter { flags & $0 != 0 }
+        var bits: [UInt32] = []
+        var rest = flags
+        while rest != 0 {
+            let lowest = rest & (~rest &+ 1)
+            bits.append(lowest)
+            rest &= ~lowest
+        }
+        return bits
     }
 
     /// A failure for `flag` at `index`, carrying mbedTLS's code and text.

@@ -25,11 +25,12 @@ public struct OpenSSLTrustBackend: TrustBackend {
 
     /// Every scheme the engine accepts, Ed25519 included; `X509_verify_cert` can be told every
     /// request field (`X509_VERIFY_PARAM`).
-    public var capabilities: TrustBackendCapabilities {
-        TrustBackendCapabilities(
-            signatureSchemes: SignatureScheme.all,
-            nativeVerifier: [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains])
-    }
+    public var capabilities: TrustBackendCapabilities { Self.fixedCapabilities }
+
+    /// Built once: the core asks for the capabilities on every evaluation.
+    private static let fixedCapabilities = TrustBackendCapabilities(
+        signatureSchemes: SignatureScheme.all,
+        nativeVerifier: [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains])
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try OpenSSLCertificate(derEncoded: derEncoded)

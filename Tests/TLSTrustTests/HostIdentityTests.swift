@@ -19,7 +19,10 @@ struct HostIdentityTests {
     @Test(arguments: ["1.2.3", "01.2.3.4", "256.1.1.1", "1.2.3.4.5", "www.example.com", "1::2::3", "fe80::1%eth0", ":::", "12345::",
                       // A sign is not a hex digit (UInt16(_:radix:) alone would take it); an
                       // embedded IPv4 part only ends an address.
-                      "::+1", "::-1", "+1::", "1.2.3.4::", "1.2.3.4::1", "::1.2.3.4:1", "::１"])
+                      "::+1", "::-1", "+1::", "1.2.3.4::", "1.2.3.4::1", "::1.2.3.4:1", "::１",
+                      // Only hex digits and dots, yet a name; and literals with something around
+                      // them (the byte pre-check and the parsers must agree).
+                      "beef.cafe", "a.b.c.d", "１27.0.0.1", "127.0.0.1 ", " ::1", "127.0.0.1\u{0}", "::1\u{0}"])
     func treatsEverythingElseAsADNSName(_ text: String) {
         #expect(HostIdentity(text) == .dnsName(text))
     }

@@ -82,7 +82,9 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
                 attributes.append(Attribute(oid: oid, value: value))
                 normalizedRDN.append(NormalizedName.Value(oid: oid, bytes: bytes, node: valueNode, decoded: value))
             }
-            normalizedRDNs.append(normalizedRDN.sorted())
+            // Nearly every RDN has one attribute; sorting that would only copy it.
+            if normalizedRDN.count > 1 { normalizedRDN.sort() }
+            normalizedRDNs.append(normalizedRDN)
         }
         self.attributes = attributes
         self.normalized = NormalizedName(rdns: normalizedRDNs)

@@ -20,6 +20,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Parses a dotted-quad IPv4 or an RFC 4291 IPv6 literal (with `::`, an embedded IPv4 tail, and
     /// optionally in brackets). Zone identifiers (`%eth0`) are refused: they name no certificate SAN.
     public init?(_ text: String) {
+        // Every IP literal is made of hex digits, dots, colons and brackets only. A DNS name
+        // nearly always has another letter, and this one pass over the bytes spares it the two
+        // parsers (they split and search the string): a host policy is built per connection.
+        guard text.utf8.allSatisfy(Self.mayAppearInLiteral) else { return nil }
         var s = Substring(text)
         if s.hasPrefix("[") && s.hasSuffix("]") { s = s.dropFirst().dropLast() }
         if let v4 = Self.parseIPv4(s) {
@@ -28,6 +32,18 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             bytes = v6
         } else {
             return nil
+        }
+    }
+
+    /// `0-9`, `a-f`, `A-F`, `.`, `:`, `[`, `]`.
+    private static func mayAppearInLiteral(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+             UInt8(ascii: "A")...UInt8(ascii: "F"), UInt8(ascii: "."), UInt8(ascii: ":"),
+             UInt8(ascii: "["), UInt8(ascii: "]"):
+            return true
+        default:
+            return false
         }
     }
 
