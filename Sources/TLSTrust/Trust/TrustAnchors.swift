@@ -1,4 +1,3 @@
-
 /// The certificates a trust evaluation may end at.
 ///
 /// Mirrors `SecTrustSetAnchorCertificates` and `SecTrustSetAnchorCertificatesOnly`: setting anchors

@@ -1,4 +1,3 @@
-
 /// The process-wide registry of backends and the default one.
 ///
 /// Follows swift-log's `LoggingSystem`: an application chooses its backend once at start-up with
