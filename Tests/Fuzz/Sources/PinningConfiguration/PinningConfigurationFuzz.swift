@@ -4,8 +4,12 @@ import TLSTrust
 import TLSTrustTesting
 
 // The pin-set configuration parser (JSON) and its importers: Android's
-// network_security_config.xml and TrustKit's Info.plist (XML or binary). Every input goes to all
-// three. Each must return a configuration or throw a `PinningError`; anything else is a crash.
+// network_security_config.xml and TrustKit's Info.plist (XML or binary). The first byte chooses
+// the reader (byte mod 3: JSON, Android XML, TrustKit plist) and the rest of the input is the
+// document: a document of one format is refused at once by the other two readers, so sending every
+// input to all three spent most of the time setting up Foundation's XML and plist parsers for
+// nothing. libFuzzer mutates the selector like any other byte. Each reader must return a
+// configuration or throw a `PinningError`; anything else is a crash.
 // A configuration that parses is also looked up, linted, and written back as JSON, which must
 // read back to an equal configuration (the writer and the reader agree).
 
@@ -61,8 +65,9 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
         ]
         let xmlPlist = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
         let binaryPlist = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        return [("json", Array(json.utf8)), ("android.xml", Array(android.utf8)),
-                ("trustkit.plist", [UInt8](xmlPlist)), ("trustkit-binary.plist", [UInt8](binaryPlist))]
+        // Each seed behind its own reader's selector (see `readers`).
+        return [("json", [0] + Array(json.utf8)), ("android.xml", [1] + Array(android.utf8)),
+                ("trustkit.plist", [2] + [UInt8](xmlPlist)), ("trustkit-binary.plist", [2] + [UInt8](binaryPlist))]
     }
     return 0
 }
@@ -92,11 +97,19 @@ func check(_ parse: () throws -> PinningConfiguration, _ format: String) {
     }
 }
 
+/// The readers, by selector (the input's first byte mod 3).
+let readers: [(format: String, read: @Sendable ([UInt8]) throws -> PinningConfiguration)] = [
+    ("JSON", { try PinningConfiguration(json: $0) }),
+    ("Android XML", { try PinningConfiguration(androidNetworkSecurityConfig: $0) }),
+    ("TrustKit plist", { try PinningConfiguration(trustKitInfoPlist: $0) }),
+]
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = Fuzz.bytes(data, size)
-    check({ try PinningConfiguration(json: bytes) }, "JSON")
-    check({ try PinningConfiguration(androidNetworkSecurityConfig: bytes) }, "Android XML")
-    check({ try PinningConfiguration(trustKitInfoPlist: bytes) }, "TrustKit plist")
+    let input = Fuzz.bytes(data, size)
+    guard let selector = input.first else { return 0 }
+    let reader = readers[Int(selector) % readers.count]
+    let document = Array(input.dropFirst())
+    check({ try reader.read(document) }, reader.format)
     return 0
 }
