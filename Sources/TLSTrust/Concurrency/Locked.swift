@@ -50,7 +50,7 @@ extension Locked: @unchecked Sendable where Value: Sendable {}
 // `Sendable`, so what `withLock` hands out may cross threads. Copies of a `Locked` share one value
 // and one mutex.
 
-/// The allocation behind ``Locked``: the value as the buffer's header and one `pthread_mutex_t`
+/// The allocation behind `Locked`: the value as the buffer's header and one `pthread_mutex_t`
 /// as its only element, so that the two live in one allocation.
 private final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     static func make(_ value: Value) -> LockedStorage {

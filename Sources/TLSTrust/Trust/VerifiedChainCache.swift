@@ -18,7 +18,7 @@ import Synchronization
 ///   `ValidationEngine.evaluateReportingReuse()`): a refusal, or a trust reached after another path
 ///   failed validation, is never replayed.
 /// - **Bounded.** At most ``capacity`` entries per anchor set; the least recently used goes first.
-/// - **Concurrent.** Lookups and inserts take a lock (``Locked``) for a dictionary access; evaluations run
+/// - **Concurrent.** Lookups and inserts take a lock (`Locked`) for a dictionary access; evaluations run
 ///   outside it, so parallel evaluations do not serialise.
 /// - **Can be switched off**, process-wide with ``isEnabled`` or per evaluation with
 ///   ``Trust/usesVerifiedChainCache``. The library's own verifier (`engine: .native`) is never cached.
