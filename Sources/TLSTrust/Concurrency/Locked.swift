@@ -13,9 +13,9 @@ import Darwin
 /// of a correct program is reported as a data race (`Tests/Leaks/tsan-mutex-reproduction.swift`
 /// shows it in twelve lines), and a suite full of false reports hides the true ones. TSan
 /// intercepts `pthread_mutex_lock`, so with this lock `swift test --sanitize=thread` reports only
-/// real races. The cost is the same: an uncontended lock and unlock is two atomic operations in
-/// both, and the value and the mutex share one allocation (a `ManagedBuffer`), as in swift-nio's
-/// `NIOLockedValueBox`.
+/// real races. The value and the mutex share one allocation (a `ManagedBuffer`), as in
+/// swift-nio's `NIOLockedValueBox`; the hot-path instruction counts in docs/benchmarks.md were
+/// measured with this lock in place.
 ///
 /// The API is `Mutex`'s: the value is reached only inside ``withLock(_:)``. Unlike `Mutex`, the
 /// value must be `Sendable` for the lock to be (`Mutex` proves the weaker `sending` contract with
