@@ -21,7 +21,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let digest: Int
         let fields: ParsedCertificate
         /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
-        let verificationKeys = Locked<[String: any SignatureVerificationKey]>([:])
+        let verificationKeys = Locked<[BackendIdentity: any SignatureVerificationKey]>([:])
         init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
             self.der = der
             self.digest = digest
@@ -133,7 +133,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: what ``TrustBackend/importPublicKey(_:)`` throws; failures are not cached.
     public func verificationKey(for backend: some TrustBackend) throws -> any SignatureVerificationKey {
-        let name = backend.name
+        let name = backend.identity
         if let key = storage.verificationKeys.withLock({ $0[name] }) { return key }
         let key = try VerificationKeyCache.key(for: publicKey, backend: backend)
         return storage.verificationKeys.withLock { keys in

@@ -150,7 +150,7 @@ public enum VerificationKeyCache {
     public static func removeAll() { table.withLock { $0.removeAll() } }
 
     struct ID: Hashable, Sendable {
-        let backend: String
+        let backend: BackendIdentity
         let spki: DERKey
     }
 
@@ -160,7 +160,7 @@ public enum VerificationKeyCache {
     /// The key imported earlier for these bytes, or a new import (kept when it succeeds).
     static func key(for publicKey: PublicKey, backend: some TrustBackend) throws -> any SignatureVerificationKey {
         guard isEnabled else { return try backend.importPublicKey(publicKey) }
-        let id = ID(backend: backend.name, spki: DERKey(publicKey.subjectPublicKeyInfoDER))
+        let id = ID(backend: backend.identity, spki: DERKey(publicKey.subjectPublicKeyInfoDER))
         if let key = table.withLock({ $0[id] }) { return key }
         let key = try backend.importPublicKey(publicKey)
         table.withLock { $0[id] = key }

@@ -78,7 +78,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
                 let oid = try fields.read(DERTag.objectIdentifier, "attribute type").objectIdentifier(in: bytes)
                 let valueNode = try fields.readAny()
                 guard fields.isAtEnd else { throw DERError(description: "extra data in AttributeTypeAndValue") }
-                let value = Self.decodeString(bytes, valueNode)
+                let value = try Self.decodeString(bytes, valueNode)
                 attributes.append(Attribute(oid: oid, value: value))
                 normalizedRDN.append(NormalizedName.Value(oid: oid, bytes: bytes, node: valueNode, decoded: value))
             }
@@ -90,31 +90,67 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         self.normalized = NormalizedName(rdns: normalizedRDNs)
     }
 
-    /// Decodes the directory-string types seen in practice; anything else is shown as hex.
-    static func decodeString(_ bytes: [UInt8], _ node: DERNode) -> String {
+    /// Decodes an attribute value exactly, or refuses it.
+    ///
+    /// Names are compared after decoding (``NormalizedName``), so a lossy decoding would let two
+    /// different DER names compare equal — in issuer matching and, worse, in directoryName
+    /// constraints. So nothing is approximated: a UTF8String that is not valid UTF-8, a BMPString
+    /// of odd length or with an unpaired surrogate, a UniversalString that is not whole valid
+    /// scalars, a PrintableString, NumericString, VisibleString or IA5String with a character its
+    /// type does not allow — each makes the name malformed, as in Go's parser. PrintableString
+    /// admits `*` and `&` as Go does (CAs put them there). TeletexString is read as ISO 8859-1,
+    /// byte for character, which is exact and one-to-one. Any other type is kept as `#hex` and
+    /// compared byte for byte.
+    static func decodeString(_ bytes: [UInt8], _ node: DERNode) throws -> String {
         let slice = bytes[node.contents]
-        switch node.identifier {
-        case DERTag.utf8String, DERTag.printableString, DERTag.ia5String, 0x1A /* VisibleString */:
+        func check(_ allowed: (UInt8) -> Bool, _ type: String) throws -> String {
+            guard slice.allSatisfy(allowed) else { throw DERError(description: "\(type) with a character its type does not allow") }
             return String(decoding: slice, as: UTF8.self)
+        }
+        switch node.identifier {
+        case DERTag.utf8String:
+            guard let text = String(validating: slice, as: UTF8.self) else { throw DERError(description: "UTF8String that is not valid UTF-8") }
+            return text
+        case DERTag.printableString:
+            return try check(isPrintableStringCharacter, "PrintableString")
+        case DERTag.numericString:
+            return try check({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x20 }, "NumericString")
+        case DERTag.visibleString:
+            return try check({ $0 >= 0x20 && $0 <= 0x7E }, "VisibleString")
+        case DERTag.ia5String:
+            return try check({ $0 < 0x80 }, "IA5String")
         case DERTag.teletexString:
             return String(slice.map { Character(Unicode.Scalar($0)) })
         case DERTag.bmpString:
+            guard slice.count % 2 == 0 else { throw DERError(description: "BMPString of odd length") }
             var units: [UInt16] = []
+            units.reserveCapacity(slice.count / 2)
             var it = slice.makeIterator()
             while let hi = it.next(), let lo = it.next() { units.append(UInt16(hi) << 8 | UInt16(lo)) }
-            return String(decoding: units, as: UTF16.self)
+            guard let text = String(validating: units, as: UTF16.self) else { throw DERError(description: "BMPString with an unpaired surrogate") }
+            return text
         case DERTag.universalString:
+            guard slice.count % 4 == 0 else { throw DERError(description: "UniversalString that is not whole 4-byte characters") }
             var scalars = String.UnicodeScalarView()
-            let arr = Array(slice)
-            var i = 0
-            while i + 3 < arr.count {
-                let v = UInt32(arr[i]) << 24 | UInt32(arr[i + 1]) << 16 | UInt32(arr[i + 2]) << 8 | UInt32(arr[i + 3])
-                if let s = Unicode.Scalar(v) { scalars.append(s) }
+            var i = slice.startIndex
+            while i < slice.endIndex {
+                let v = UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3])
+                guard let scalar = Unicode.Scalar(v) else { throw DERError(description: "UniversalString with an invalid character") }
+                scalars.append(scalar)
                 i += 4
             }
             return String(scalars)
         default:
             return "#" + slice.map { String(format2: $0) }.joined()
+        }
+    }
+
+    /// X.680 PrintableString: letters, digits, space and `'()+,-./:=?`, plus `*` and `&`, which
+    /// CAs use there and Go's parser accepts.
+    private static func isPrintableStringCharacter(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x20, 0x27...0x29, 0x2B...0x2F, 0x3A, 0x3D, 0x3F, 0x2A, 0x26: return true
+        default: return false
         }
     }
 }

@@ -2,7 +2,9 @@
 /// each relative distinguished name as a set, string values case-folded with surrounding
 /// whitespace removed and inner runs of whitespace collapsed, and the string type ignored
 /// between the directory-string types (PrintableString, UTF8String, TeletexString, BMPString,
-/// UniversalString) and IA5String.
+/// UniversalString), IA5String, VisibleString and NumericString. Values are decoded exactly or
+/// the name is refused (``DistinguishedName``), so two different values never fold together
+/// by a lossy decoding.
 ///
 /// Why: an issuer written as `UTF8String "Example CA"` names the same CA as a subject written as
 /// `PrintableString "EXAMPLE  CA"`. Path building matches issuers to subjects in this form, and
@@ -19,7 +21,7 @@ public struct NormalizedName: Sendable, Hashable {
             self.oid = oid
             switch node.identifier {
             case DERTag.utf8String, DERTag.printableString, DERTag.teletexString, DERTag.bmpString,
-                 DERTag.universalString, DERTag.ia5String:
+                 DERTag.universalString, DERTag.ia5String, DERTag.visibleString, DERTag.numericString:
                 text = Self.fold(decoded)
             default:
                 text = "#" + String(format2: node.identifier) + bytes[node.contents].hexString()

@@ -28,6 +28,8 @@ enum DERTag {
     static let printableString: UInt8 = 0x13
     static let teletexString: UInt8 = 0x14
     static let ia5String: UInt8 = 0x16
+    static let numericString: UInt8 = 0x12
+    static let visibleString: UInt8 = 0x1A
     static let utcTime: UInt8 = 0x17
     static let generalizedTime: UInt8 = 0x18
     static let universalString: UInt8 = 0x1C

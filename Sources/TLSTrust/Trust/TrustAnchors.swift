@@ -58,13 +58,13 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
 
     /// The backend's prepared store for these anchors, made on first use and cached.
     public func store(for backend: any TrustBackend) throws -> any TrustAnchorStore {
-        if let s = cache.stores.withLock({ $0[backend.name] }) { return s }
+        if let s = cache.stores.withLock({ $0[backend.identity] }) { return s }
         let system = includesSystemStore ? backend.systemAnchors(from: systemStore) : []
         let made = try backend.makeAnchorStore(certificates + system)
         return cache.stores.withLock { stores in
             // Another task may have raced us; keep the first so all callers share one store.
-            if let existing = stores[backend.name] { return existing }
-            stores[backend.name] = made
+            if let existing = stores[backend.identity] { return existing }
+            stores[backend.identity] = made
             return made
         }
     }
@@ -99,7 +99,7 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
 /// Per-backend prepared anchor stores, shared by copies of one `TrustAnchors` (and, for the
 /// system store alone, by every `TrustAnchors` naming the same store).
 final class PreparedAnchorCache: Sendable {
-    let stores = Locked<[String: any TrustAnchorStore]>([:])
+    let stores = Locked<[BackendIdentity: any TrustAnchorStore]>([:])
     let customSet = Locked<Set<Certificate>?>(nil)
     let index = Locked<AnchorIndex?>(nil)
     /// Trusted engine evaluations against these anchors (``VerifiedChainCache``).

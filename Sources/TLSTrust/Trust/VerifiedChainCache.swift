@@ -41,14 +41,14 @@ public enum VerifiedChainCache {
     /// What an evaluation is keyed by, besides its anchor set.
     struct Key: Hashable, Sendable {
         let chain: [Certificate]
-        let backend: String
+        let backend: BackendIdentity
         let host: HostIdentity?
         let allowsCommonNameFallback: Bool
         let purpose: KeyPurpose
         let maximumIntermediates: Int?
         let profile: ValidationProfile
 
-        init(_ request: TrustEvaluationRequest, backend: String) {
+        init(_ request: TrustEvaluationRequest, backend: BackendIdentity) {
             chain = [request.leaf] + request.intermediates
             self.backend = backend
             host = request.host
@@ -104,7 +104,7 @@ public enum VerifiedChainCache {
             return ValidationEngine(request: request, backend: backend).evaluate()
         }
         let store = request.anchors.cache.verifiedChains
-        let key = Key(request, backend: backend.name)
+        let key = Key(request, backend: backend.identity)
         if let cached = store.lookup(key, at: request.verificationDate) { return cached }
         let (evaluation, reusable) = ValidationEngine(request: request, backend: backend).evaluateReportingReuse()
         if reusable { store.insert(evaluation, for: key) }

@@ -23,6 +23,25 @@ enum DNSName {
         return labels
     }
 
+    /// Why `host`, a reference identifier (the name an app connects to, trailing dot removed),
+    /// cannot be matched as a DNS name, or nil when it can.
+    ///
+    /// Beyond the syntax of ``labels(_:allowWildcard:)``: a name whose last label is all digits
+    /// (`127.1`, `2130706433`, `10.0.0.010`) or that a resolver reads as an IPv4 address
+    /// (`0x7f000001`) is not a DNS name. `inet_aton` turns those into addresses, so matching them
+    /// against a dNSName SAN of the same text would let a certificate name an address that its
+    /// CA's iPAddress constraints never see. No top-level domain is numeric (rustls-webpki refuses
+    /// such names the same way).
+    static func referenceProblem(_ host: String) -> String? {
+        guard let labels = labels(host) else {
+            return "the requested host is not a valid DNS name (ASCII letters, digits and hyphens; A-labels for IDNs)"
+        }
+        if let last = labels.last, last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) || IPAddress(resolverReading: host) != nil {
+            return "the requested host is not a DNS name: resolvers read '\(host)' as an IPv4 address (give the address in canonical form)"
+        }
+        return nil
+    }
+
     private static func isLDH(_ b: UInt8) -> Bool {
         (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D
     }

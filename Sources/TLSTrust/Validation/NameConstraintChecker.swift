@@ -1,8 +1,9 @@
 /// Name constraints (RFC 5280 §4.2.1.10) of one CA, applied to the names of one certificate below it.
 ///
 /// Names checked: every subjectAltName; the subject DN (directoryName) when not empty; subject
-/// emailAddress attributes (rfc822Name); and, when the caller allowed the common-name fallback,
-/// the leaf's subject commonNames as dNSNames (so the fallback cannot escape a constraint).
+/// emailAddress attributes (rfc822Name); and, for a leaf without subjectAltName, what its
+/// commonName stands for as ``CommonNameIdentity`` reads it (the reading host matching uses), so
+/// that neither the fallback nor a legacy matcher can escape a constraint through the CN.
 ///
 /// Rules beyond the letter of RFC 5280, each closing a bypass:
 /// - iPAddress constraints apply per family: once a CA permits any address range, an address of
@@ -20,27 +21,49 @@ struct NameConstraintChecker {
     let constraints: NameConstraints
 
     /// Validates the constraints themselves; nil when usable.
+    ///
+    /// Every type fails closed: a subtree the engine cannot read exactly (a malformed e-mail
+    /// constraint such as `@example.com` or `a@b@example.com`, a DNS or URI host that is not a
+    /// DNS name, an empty URI or rfc822Name base, a bad address mask) makes the CA unusable
+    /// rather than constraining nothing. OpenSSL reads `@example.com` as the domain; Go refuses the
+    /// CA — refusing is the only reading that cannot widen what the CA may issue.
     static func problem(with nc: NameConstraints) -> String? {
         if nc.hasMinimumOrMaximum { return "name constraints use minimum/maximum (RFC 5280: MUST NOT)" }
         for subtree in nc.permitted + nc.excluded {
             switch subtree {
             case .dnsName(let d):
-                if !d.isEmpty && DNSName.labels(d) == nil { return "invalid dNSName constraint '\(d)'" }
+                if !d.isEmpty && dnsBase(d) == nil { return "invalid dNSName constraint '\(d)'" }
             case .ipAddress(let bytes):
                 guard bytes.count == 8 || bytes.count == 32 else { return "iPAddress constraint of \(bytes.count) bytes" }
                 let mask = bytes[(bytes.count / 2)...]
                 guard isContiguous(mask) else { return "iPAddress constraint with a non-contiguous mask" }
             case .rfc822Name(let e):
-                if !e.isEmpty && !e.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return "invalid rfc822Name constraint" }
+                if !isValidEmailConstraint(e) { return "invalid rfc822Name constraint '\(e)' (a mailbox, a host, or .domain)" }
             case .uniformResourceIdentifier(let u):
-                if !u.isEmpty && DNSName.labels(u.hasPrefix(".") ? String(u.dropFirst()) : u) == nil {
-                    return "invalid URI constraint '\(u)'"
-                }
+                if dnsBase(u) == nil { return "invalid URI constraint '\(u)' (a host or .domain)" }
             case .directoryName, .other:
                 continue
             }
         }
         return nil
+    }
+
+    /// A DNS-style subtree base (dNSName or URI constraint): `host` (that name and, for dNSName,
+    /// every name under it) or `.host` (only names strictly under it, as OpenSSL and many CAs
+    /// write subdomain constraints). Nil when not a valid DNS name either way.
+    static func dnsBase(_ base: String) -> (labels: [Substring], subdomainsOnly: Bool)? {
+        let subdomainsOnly = base.hasPrefix(".")
+        guard let labels = DNSName.labels(subdomainsOnly ? String(base.dropFirst()) : base) else { return nil }
+        return (labels, subdomainsOnly)
+    }
+
+    /// An rfc822Name constraint (RFC 5280 §4.2.1.10): one mailbox `local@host`, every mailbox at
+    /// `host`, or every mailbox under `.domain`. Every character of a local part is literal (`*`
+    /// too); the host must be a DNS name; nothing else is a constraint.
+    static func isValidEmailConstraint(_ e: String) -> Bool {
+        guard e.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+        if e.contains("@") { return isValidEmail(e) }
+        return dnsBase(e) != nil
     }
 
     private static func isContiguous(_ mask: ArraySlice<UInt8>) -> Bool {
@@ -55,16 +78,17 @@ struct NameConstraintChecker {
         return true
     }
 
-    /// The names of `certificate` subject to constraints.
-    static func names(of certificate: Certificate, includeCommonName: Bool) -> [GeneralName] {
+    /// The names of `certificate` subject to constraints: its subjectAltNames, its subject (as a
+    /// directoryName) and subject emailAddress attributes; for the leaf, also what its common
+    /// name stands for (``CommonNameIdentity``: only when it has no subjectAltName, an IP-shaped
+    /// CN as an iPAddress and a DNS-shaped one as a dNSName).
+    static func names(of certificate: Certificate, isLeaf: Bool) -> [GeneralName] {
         var names = certificate.subjectAltNames
         if !certificate.subject.isEmpty { names.append(.directoryName(certificate.subject)) }
         for attribute in certificate.subject.attributes where attribute.oid == "1.2.840.113549.1.9.1" {
             names.append(.rfc822Name(attribute.value))
         }
-        if includeCommonName {
-            names += HostNameMatcher.commonNameDNSNames(of: certificate).map { GeneralName.dnsName($0) }
-        }
+        if isLeaf { names += CommonNameIdentity.names(of: certificate) }
         return names
     }
 
@@ -138,8 +162,10 @@ struct NameConstraintChecker {
         case (.dnsName(let base), .dnsName(let n)):
             guard let labels = DNSName.labels(n, allowWildcard: true) else { return true }
             if dns(labels, within: base) { return true }
-            // `*.example.com` can stand for `bar.example.com`, which `bar.example.com` excludes.
-            if labels.first == "*", let b = DNSName.labels(base), b.count == labels.count,
+            // `*.example.com` can stand for `bar.example.com`, which `bar.example.com` excludes
+            // (and `.bar.example.com` excludes what `*.x.bar.example.com` stands for, already
+            // inside it by suffix).
+            if labels.first == "*", let (b, subdomainsOnly) = dnsBase(base), !subdomainsOnly, b.count == labels.count,
                b.dropFirst().elementsEqual(labels.dropFirst()) {
                 return true
             }
@@ -158,11 +184,13 @@ struct NameConstraintChecker {
         }
     }
 
-    /// dNSName subtree: `example.com` holds `example.com` and every name under it (a wildcard
-    /// label counts as one more label). An empty constraint holds every name.
+    /// dNSName subtree: `example.com` holds `example.com` and every name under it, `.example.com`
+    /// only the names under it (a wildcard label counts as one more label). An empty constraint
+    /// holds every name.
     static func dns(_ labels: [Substring], within base: String) -> Bool {
         if base.isEmpty { return true }
-        guard let b = DNSName.labels(base), b.count <= labels.count else { return false }
+        guard let (b, subdomainsOnly) = dnsBase(base), b.count <= labels.count else { return false }
+        if subdomainsOnly && b.count == labels.count { return false }
         return labels.suffix(b.count).elementsEqual(b)
     }
 
@@ -191,9 +219,9 @@ struct NameConstraintChecker {
             let b = base.split(separator: "@", omittingEmptySubsequences: false)
             return b.count == 2 && b[0] == local && b[1].lowercased() == domain
         }
-        let lowerBase = base.lowercased()
-        if lowerBase.hasPrefix(".") { return domain.hasSuffix(lowerBase) && domain.count > lowerBase.count }
-        return domain == lowerBase
+        guard let (b, subdomainsOnly) = dnsBase(base), let d = DNSName.labels(domain) else { return false }
+        if subdomainsOnly { return d.count > b.count && d.suffix(b.count).elementsEqual(b) }
+        return d == b
     }
 
     /// The host of an absolute URI with an authority (`scheme://[userinfo@]host[:port]…`), or nil.
@@ -210,8 +238,8 @@ struct NameConstraintChecker {
 
     /// URI subtree: `host` that exact host; `.host` any host under it.
     static func uriHost(_ host: String, within base: String) -> Bool {
-        let b = base.lowercased()
-        if b.hasPrefix(".") { return host.hasSuffix(b) && host.count > b.count }
-        return host == b
+        guard let (b, subdomainsOnly) = dnsBase(base), let h = DNSName.labels(host) else { return false }
+        if subdomainsOnly { return h.count > b.count && h.suffix(b.count).elementsEqual(b) }
+        return h == b
     }
 }

@@ -29,7 +29,8 @@ struct PathBuilder<Backend: TrustBackend> {
         var edgeFailures: [TrustFailure] = []
         /// Set when the budget ran out.
         var exhausted: BudgetMeter.Exhausted?
-        /// Set when the backend could not verify a scheme at all.
+        /// Set when an edge could not be checked because the backend cannot verify its scheme
+        /// or import its key; such an edge is a dead end, and the search goes on.
         var unsupported: String?
     }
 
@@ -135,7 +136,8 @@ struct PathBuilder<Backend: TrustBackend> {
     /// Whether `issuer`'s key verifies `child`'s signature. An edge signed with a scheme the engine
     /// refuses (MD5, SHA-1, DSA, odd RSA-PSS parameters) is never followed — it can lead to no
     /// trusted path, and following it for free would let such certificates multiply the search —
-    /// and is reported as `weakAlgorithm`; a scheme the backend cannot perform throws `.unsupported`.
+    /// and is reported as `weakAlgorithm`; an edge whose scheme the backend cannot perform is a dead
+    /// end recorded in `outcome.unsupported` (reported only when no path validates).
     private func signs(_ child: Certificate, _ issuer: Certificate, childIndex: Int,
                        outcome: inout Outcome, meter: inout BudgetMeter) throws -> Bool {
         guard let scheme = child.signatureScheme else {
@@ -144,7 +146,11 @@ struct PathBuilder<Backend: TrustBackend> {
             return false
         }
         guard backend.capabilities.signatureSchemes.contains(scheme) else {
-            throw TLSTrustError(.unsupported, "\(backend.name) cannot verify \(scheme) signatures (unsupported)")
+            // One dead end, not the end of the search: a valid path through the next candidate
+            // (an RSA cross-certificate beside an Ed25519 one) must still be found. Reported as
+            // `unsupported` only if no path validates.
+            outcome.unsupported = outcome.unsupported ?? "\(backend.name) cannot verify \(scheme) signatures (unsupported)"
+            return false
         }
         if let (code, problem) = Self.keyProblem(issuer.publicKey, for: scheme) {
             outcome.edgeFailures.append(TrustFailure(code, certificateIndex: childIndex, nativeCode: 0,
@@ -156,7 +162,8 @@ struct PathBuilder<Backend: TrustBackend> {
         do {
             key = try issuer.verificationKey(for: backend)
         } catch let error as TLSTrustError where error.code == .unsupported {
-            throw error
+            outcome.unsupported = outcome.unsupported ?? error.message
+            return false
         } catch {
             outcome.edgeFailures.append(TrustFailure(.badSignature, certificateIndex: childIndex, nativeCode: 0,
                                                      nativeDescription: "issuer key unusable: \(error)"))

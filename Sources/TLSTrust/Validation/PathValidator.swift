@@ -33,7 +33,10 @@ struct PathValidator {
             for v in StructuralRules.violations(c, role: role, profile: request.profile) { fail(v.code, i, v.message) }
 
             if role.isCA {
-                if !(c.basicConstraints?.isCertificateAuthority ?? false) {
+                // A v1 certificate (no extensions) is a CA only as an anchor (RFC 5280 §6.1.1 (d):
+                // an anchor is a name and a key; OpenSSL and Go accept v1 roots the same way).
+                let isV1Anchor = role == .anchor && c.version < 3
+                if !(c.basicConstraints?.isCertificateAuthority ?? false) && !isV1Anchor {
                     fail(.notCertificateAuthority, i, "issuer is not a CA (no basicConstraints cA:TRUE)")
                 }
                 if let ku = c.keyUsage, !ku.contains(.keyCertSign) {
@@ -61,6 +64,10 @@ struct PathValidator {
         if let ekus = path[0].extendedKeyUsage, let oid = request.purpose.oid, !ekus.contains(oid) {
             let anyAllowed = request.profile == .rfc5280 && ekus.contains(ExtendedKeyUsageOID.anyExtendedKeyUsage)
             if !anyAllowed { fail(.purposeNotAllowed, 0, "extendedKeyUsage does not allow \(request.purpose)") }
+        }
+
+        if let problem = KeyUsageForPurpose.problem(path[0], purpose: request.purpose, profile: request.profile) {
+            fail(.invalidKeyUsage, 0, problem)
         }
 
         if let max = request.maximumIntermediates {
@@ -95,8 +102,7 @@ struct PathValidator {
         }
         let checker = NameConstraintChecker(constraints: nc)
         for j in 0..<caIndex where j == 0 || !path[j].isSelfIssued {
-            let includeCN = j == 0 && request.allowsCommonNameFallback && path[0].dnsNames.isEmpty
-            let names = NameConstraintChecker.names(of: path[j], includeCommonName: includeCN)
+            let names = NameConstraintChecker.names(of: path[j], isLeaf: j == 0)
             if let violation = try checker.violation(in: names, meter: &meter) {
                 fail(.nameConstraintsViolated, j, "\(violation) (constraints of '\(ca.subject)')")
             }

@@ -65,12 +65,13 @@ enum StructuralRules {
 
         // MARK: Web PKI (relaxed under .rfc5280)
         guard profile == .webPKI else { return out }
-        if c.version != 3 { add(.malformedCertificate, "X.509 v\(c.version) certificate (web PKI: v3 only)") }
         // Anchors are trusted by configuration (RFC 5280 §6.1.1 (d): a name and a key), so the
-        // issuance rules below (serial number, AKI) are not held against them.
+        // issuance rules below (version, serial number, AKI) are not held against them.
         let isAnchor = role == .anchor || role == .leafAnchor
+        if c.version != 3 && !isAnchor { add(.malformedCertificate, "X.509 v\(c.version) certificate (web PKI: v3 only)") }
         if !isAnchor, let problem = serialNumberProblem(c.serialNumber) { add(.malformedCertificate, problem) }
-        if role.isCA {
+        // A v1 anchor cannot carry extensions at all; what it is trusted for is its name and key.
+        if role.isCA && !(role == .anchor && c.version < 3) {
             // An absent basicConstraints is already `notCertificateAuthority` (PathValidator).
             if let bc = c.basicConstraints, !bc.isCritical {
                 add(.malformedCertificate, "CA certificate whose basicConstraints is not critical")
@@ -92,7 +93,10 @@ enum StructuralRules {
             }
         }
         if role == .leaf || role == .leafAnchor {
-            if isCA { add(.malformedCertificate, "leaf certificate that is a CA (basicConstraints cA:TRUE)") }
+            // A leaf that is itself one of the request's anchors (the self-signed server an app
+            // pins, `openssl req -x509`'s cA:TRUE default) is trusted as that exact certificate,
+            // whatever its cA flag, as Apple and Go trust it; `Certificate.lint()` warns.
+            if isCA && role == .leaf { add(.malformedCertificate, "leaf certificate that is a CA (basicConstraints cA:TRUE)") }
             if c.isCritical(ExtensionOID.extendedKeyUsage) == true {
                 add(.malformedCertificate, "critical extendedKeyUsage in a leaf certificate (web PKI: MUST NOT)")
             }
@@ -107,20 +111,23 @@ enum StructuralRules {
         return out
     }
 
-    /// CA/B Forum BR §7.1.4.3: a leaf's subject commonName, if it holds an IP address or a domain
-    /// name, must be a byte-for-byte copy of one of the subjectAltNames: an IP address in its
-    /// canonical text (dotted decimal; RFC 5952 for IPv6), a domain name in A-labels and in the
-    /// SAN's exact case. A CN that writes a SAN's value differently (`0xC0A80101`, `192.168.001.001`,
-    /// upper-case IPv6, a U-label, other case) is how one certificate is read as naming different
-    /// hosts by verifiers that still look at the CN. A CN that is simply a different name is not
-    /// refused: private and test PKIs commonly use a descriptive CN.
+    /// A leaf's subject commonName that re-encodes one of its subjectAltNames, or writes an IP
+    /// address non-canonically: the CN texts that read as one name to one verifier and as another
+    /// to the next (CA/B Forum BR §7.1.4.3 forbids them; x509-limbo's `webpki::cn::*`).
+    ///
+    /// Refused: an IP address in any notation but its canonical text (`0xC0A80101`,
+    /// `192.168.001.001`, upper-case or uncompressed IPv6); a domain name in U-labels; a SAN's
+    /// dNSName in other case. Not refused: a CN that is simply another name or another canonical
+    /// address (`CN=127.0.0.1` over `SAN DNS:test.localhost`, a descriptive CN in a private PKI).
+    /// With any subjectAltName present the CN is never an identity (``CommonNameIdentity``), so
+    /// such a CN misleads no matcher; `LintWarning` reports it as the issuance fault it is.
     static func commonNameProblem(_ c: Certificate) -> String? {
         guard !c.subjectAltNames.isEmpty else { return nil }
-        for attribute in c.subject.attributes where attribute.oid == HostNameMatcher.commonNameOID {
+        for attribute in c.subject.attributes where attribute.oid == CommonNameIdentity.commonNameOID {
             let cn = attribute.value
             if c.dnsNames.contains(cn) || c.ipAddresses.contains(where: { $0.description == cn }) { continue }
-            if looksLikeIPAddress(cn) {
-                return "subject commonName '\(cn)' writes an IP address other than as the canonical text of an iPAddress SAN (CA/B Forum BR §7.1.4.3)"
+            if looksLikeIPAddress(cn) && IPAddress(cn)?.description != cn {
+                return "subject commonName '\(cn)' writes an IP address other than in its canonical text (CA/B Forum BR §7.1.4.3)"
             }
             if !cn.utf8.allSatisfy({ $0 < 0x80 }) && cn.contains(".") && !cn.contains(" ") {
                 return "subject commonName '\(cn)' is a domain name in U-labels (CA/B Forum BR §7.1.4.3: A-labels, as in the SAN)"
