@@ -84,6 +84,8 @@ public struct CertificateProfile: Sendable, Hashable {
     public var notBeforeEncoding: ValidityTimeEncoding = .rfc5280
     /// How notAfter is written (default: as RFC 5280 requires); raw forms ignore `notAfter`.
     public var notAfterEncoding: ValidityTimeEncoding = .rfc5280
+    /// The X.509 version: 3 (default), or 1 for a certificate without extensions (a legacy root).
+    public var version = 3
 
     /// Creates a profile. Every parameter but the name has a default: a non-CA ECDSA P-256
     /// certificate valid from one hour ago for 30 days, with no SAN and no extended key usage.

@@ -15,7 +15,7 @@ enum X509Builder {
         let issuerX509 = try issuer.map { try parseX509($0.der) }
         defer { if let issuerX509 { X509_free(issuerX509) } }
 
-        try check(X509_set_version(x509, 2), "X509_set_version")  // 2 means v3
+        try check(X509_set_version(x509, Int(profile.version - 1)), "X509_set_version")  // 2 means v3
         try setSerialNumber(of: x509, to: profile.serialNumber)
         try setSubjectName(of: x509, profile: profile)
         if let issuerName = profile.issuerName {
@@ -29,7 +29,7 @@ enum X509Builder {
         try check(X509_set_pubkey(x509, subjectKey.pkey), "X509_set_pubkey")
 
         let signer = issuer?.privateKey ?? subjectKey
-        try addExtensions(to: x509, issuer: issuerX509, signer: signer, profile: profile)
+        if profile.version >= 3 { try addExtensions(to: x509, issuer: issuerX509, signer: signer, profile: profile) }
 
         let digest = signer.keyType.usesSeparateDigest ? messageDigest(profile.signatureDigest) : nil
         try check(X509_sign(x509, signer.pkey, digest), "X509_sign", positive: true)
@@ -76,9 +76,32 @@ enum X509Builder {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_X509_NAME(nil, &cursor, buffer.count)
         }
-        guard let decoded else { throw TestPKIError.openSSL("d2i_X509_NAME") }
+        guard let decoded else {
+            // OpenSSL refuses to decode names whose values break their string type (invalid
+            // UTF-8, an odd-length BMPString, a VisibleString where it expects a DirectoryString):
+            // exactly the names the hostile tests need. Built entry by entry, OpenSSL keeps each
+            // value's bytes and tag as given and encodes them unchecked.
+            ERR_clear_error()
+            return try withRawX509Name(name, body)
+        }
         defer { X509_NAME_free(decoded) }
         try body(decoded)  // the setters copy the name
+    }
+
+    private static func withRawX509Name(_ name: TestName, _ body: (OpaquePointer) throws -> Void) throws {
+        guard let built = X509_NAME_new() else { throw TestPKIError.openSSL("X509_NAME_new") }
+        defer { X509_NAME_free(built) }
+        for rdn in name.relativeDistinguishedNames {
+            for (index, attribute) in rdn.enumerated() {
+                guard let object = OBJ_txt2obj(attribute.oid, 1) else { throw TestPKIError.openSSL("OBJ_txt2obj \(attribute.oid)") }
+                defer { ASN1_OBJECT_free(object) }
+                // set 0: a new RDN; -1: join the RDN just added (multi-valued RDNs).
+                try check(X509_NAME_add_entry_by_OBJ(built, object, Int32(attribute.stringType.tag), attribute.value,
+                                                     Int32(attribute.value.count), -1, index == 0 ? 0 : -1),
+                          "X509_NAME_add_entry_by_OBJ")
+            }
+        }
+        try body(built)
     }
 
     /// Writes `date` in `encoding`: by default UTCTime for 1950–2049 and GeneralizedTime
@@ -127,7 +150,7 @@ enum X509Builder {
         field.pointee.type = type
     }
 
-    private static func messageDigest(_ digest: SignatureDigest) -> OpaquePointer? {
+    static func messageDigest(_ digest: SignatureDigest) -> OpaquePointer? {
         switch digest {
         case .sha1: EVP_sha1()
         case .sha256: EVP_sha256()

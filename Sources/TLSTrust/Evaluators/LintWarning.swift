@@ -13,6 +13,7 @@ public struct LintWarning: Sendable, Hashable, CustomStringConvertible {
             case domainValidationDisabled, allowInvalidCertificates, allowInvalidCertificatesWithPublicKeyPinning
             case trustEvaluationDisabled, noPins, hostsNotEvaluated
             case singlePin, noBackupPin, certificateHashAsPin, expiredPinSet
+            case commonNameNotInSubjectAltName, leafIsCertificateAuthority
         }
         let value: Value
         init(_ value: Value) { self.value = value }
@@ -38,6 +39,14 @@ public struct LintWarning: Sendable, Hashable, CustomStringConvertible {
         public static let certificateHashAsPin = Code(.certificateHashAsPin)
         /// The pin set's expiry date has passed: it no longer applies.
         public static let expiredPinSet = Code(.expiredPinSet)
+        /// A certificate's subject commonName names a host or address that none of its
+        /// subjectAltNames carries (CA/B Forum BR §7.1.4.3). Harmless to TLSTrust, which never
+        /// reads the CN of a certificate with subjectAltNames, but misleading to people and to
+        /// legacy software that does.
+        public static let commonNameNotInSubjectAltName = Code(.commonNameNotInSubjectAltName)
+        /// A certificate with basicConstraints cA:TRUE used as an end-entity (the
+        /// `openssl req -x509` default): trusted only as its own anchor; it could also sign others.
+        public static let leafIsCertificateAuthority = Code(.leafIsCertificateAuthority)
 
         /// Every code, for tables and documentation.
         public static var allCases: [Code] { Value.allCases.map(Code.init) }

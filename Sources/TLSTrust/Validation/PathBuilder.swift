@@ -169,7 +169,12 @@ struct PathBuilder<Backend: TrustBackend> {
                                                      nativeDescription: "issuer key unusable: \(error)"))
             return false
         }
-        if try key.isValidSignature(child.signatureValue, for: child.tbsCertificateBytes, scheme: scheme) { return true }
+        do {
+            if try key.isValidSignature(child.signatureValue, for: child.tbsCertificateBytes, scheme: scheme) { return true }
+        } catch let error as TLSTrustError where error.code == .unsupported {
+            outcome.unsupported = outcome.unsupported ?? error.message
+            return false
+        }
         outcome.edgeFailures.append(TrustFailure(.badSignature, certificateIndex: childIndex, nativeCode: 0,
                                                  nativeDescription: "signature does not verify with the key of '\(issuer.subject)'"))
         return false
