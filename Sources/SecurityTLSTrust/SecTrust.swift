@@ -24,6 +24,14 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         let chain: [SecCertificate]
         let date: Date
         let message: String
+
+        /// Whether this outcome, computed for `date`, is still the answer at `now`.
+        func stillHolds(at now: Date) -> Bool {
+            guard evaluation.isTrusted else { return false }
+            let from = evaluation.chain.map(\.notValidBefore).max() ?? .distantFuture
+            let until = evaluation.chain.map(\.notValidAfter).min() ?? .distantPast
+            return now >= from && now <= until
+        }
     }
 
     struct State {
@@ -55,10 +63,17 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
 
     var leaf: SecCertificate? { state.withLock { $0.certificates.first } }
 
-    /// The outcome, evaluating first if the trust has none.
+    /// The outcome, evaluating first if the trust has none, or if the one it has was for "now"
+    /// and now has moved past what it covers.
+    ///
+    /// Without a verify date a result is an answer about the moment it was computed: a trust kept
+    /// for a long time must not stay trusted after its leaf expires (Apple's re-evaluates too). So
+    /// a trusted result is reused only while the present lies within its chain's validity, and an
+    /// untrusted one is never reused (a certificate not yet valid becomes valid). Re-evaluating a
+    /// trusted chain is cheap: the engine's verified-chain cache answers it.
     func evaluated() -> Outcome {
         state.withLock { state in
-            if let outcome = state.outcome { return outcome }
+            if let outcome = state.outcome, state.verifyDate != nil || outcome.stillHolds(at: Date()) { return outcome }
             let outcome = Self.evaluate(&state)
             state.outcome = outcome
             return outcome
@@ -79,9 +94,9 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
             }
             state.prepared = (store, anchors)
         }
-        let policies = state.policies.compactMap(\.trustPolicy)
-        var trust = Trust(certificates: state.certificates.map(\.certificate),
-                          policies: policies.isEmpty ? [.basicX509] : policies, anchors: anchors)
+        // Ported code expects Apple's answers: Apple's trust rules, not the web-PKI profile.
+        let policies = state.policies.compactMap(\.trustPolicy) + [.profile(.apple)]
+        var trust = Trust(certificates: state.certificates.map(\.certificate), policies: policies, anchors: anchors)
         trust.verificationDate = date
         let evaluation = trust.evaluate(using: SecBackend.current)
 
@@ -242,7 +257,8 @@ public func SecTrustGetVerifyTime(_ trust: SecTrust) -> CFAbsoluteTime {
     (trust.state.withLock { $0.verifyDate } ?? Date()).timeIntervalSinceReferenceDate
 }
 
-/// Evaluates (once; again only after a setting changed) and returns whether the chain is trusted.
+/// Evaluates (once; again after a setting changed, or when a result computed for "now" no longer
+/// covers the present: see `SecTrust.evaluated()`) and returns whether the chain is trusted.
 /// When it is not, `error` receives a `CFError` in `NSOSStatusErrorDomain` whose code is Apple's
 /// status for the main failure (`errSecCertificateExpired`, `errSecHostNameMismatch`,
 /// `errSecNotTrusted`, …), with TLSTrust's failures in `NSDebugDescription`.

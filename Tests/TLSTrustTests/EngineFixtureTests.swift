@@ -65,9 +65,11 @@ struct EngineFixtureTests {
 
     @Test func namesAreWrittenWithTheirStringTypesOrEmpty() throws {
         var profile = attackLeaf()
-        profile.subject = TestName([.commonName("a\u{1B}[31m", as: .printableString), .organization("b", as: .bmpString)])
+        profile.subject = TestName([.commonName("a\u{1B}[31m", as: .utf8String), .organization("b", as: .bmpString),
+                                    .organizationalUnit("(c)", as: .printableString)])
         let leaf = try TestPKI.issue(profile)
-        #expect(Self.contains(leaf.der, [0x13, 6, 0x61, 0x1B, 0x5B, 0x33, 0x31, 0x6D]))
+        #expect(Self.contains(leaf.der, [0x0C, 6, 0x61, 0x1B, 0x5B, 0x33, 0x31, 0x6D]))
+        #expect(Self.contains(leaf.der, [0x13, 3, 0x28, 0x63, 0x29]))
         #expect(Self.contains(leaf.der, [0x1E, 2, 0x00, 0x62]))
         var empty = attackLeaf()
         empty.subject = .empty

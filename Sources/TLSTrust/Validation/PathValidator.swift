@@ -60,9 +60,9 @@ struct PathValidator {
         }
 
         // The leaf's purpose: an absent extension allows every purpose (the CLI contract);
-        // anyExtendedKeyUsage does under RFC 5280, not in the web PKI (CA/B Forum BR §7.1.2.7.10).
+        // anyExtendedKeyUsage does under RFC 5280 (and Apple), not in the web PKI (CA/B Forum BR §7.1.2.7.10).
         if let ekus = path[0].extendedKeyUsage, let oid = request.purpose.oid, !ekus.contains(oid) {
-            let anyAllowed = request.profile == .rfc5280 && ekus.contains(ExtendedKeyUsageOID.anyExtendedKeyUsage)
+            let anyAllowed = request.profile != .webPKI && ekus.contains(ExtendedKeyUsageOID.anyExtendedKeyUsage)
             if !anyAllowed { fail(.purposeNotAllowed, 0, "extendedKeyUsage does not allow \(request.purpose)") }
         }
 

@@ -59,7 +59,7 @@ enum StructuralRules {
         if let ku, ku.isEmpty {
             add(.invalidKeyUsage, "keyUsage with no bit set (RFC 5280 §4.2.1.3)")
         }
-        if profile == .rfc5280, c.isCritical(ExtensionOID.nameConstraints) == false {
+        if profile == .rfc5280, c.isCritical(ExtensionOID.nameConstraints) == false {  // not under .apple
             add(.malformedCertificate, "non-critical nameConstraints (RFC 5280 §4.2.1.10: MUST be critical)")
         }
 

@@ -8,6 +8,14 @@ public enum ValidationProfile: String, Sendable, Hashable, CaseIterable, CustomS
     case webPKI = "webpki"
     /// RFC 5280 for private PKIs that lack some extensions the web PKI requires.
     case rfc5280
+    /// Apple's published trust rules, for code ported from Security.framework (the `Security`
+    /// module evaluates with it): the RFC 5280 structural rules — Apple's SecTrust does not
+    /// require authorityKeyIdentifier or subjectKeyIdentifier, trusts a root evaluated as its own
+    /// leaf and a CA certificate in leaf position — and, like every profile, subjectAltName-only
+    /// host names for the SSL policy, RSA keys of at least 2048 bits and no SHA-1. One RFC 5280
+    /// MUST that Apple does not enforce is relaxed: nameConstraints need not be critical.
+    /// `docs/validation.md` lists Apple's rules one by one, with those not applied and why.
+    case apple
 
     public var description: String { rawValue }
 }
