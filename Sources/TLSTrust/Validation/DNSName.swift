@@ -36,7 +36,9 @@ enum DNSName {
         guard let labels = labels(host) else {
             return "the requested host is not a valid DNS name (ASCII letters, digits and hyphens; A-labels for IDNs)"
         }
-        if let last = labels.last, last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) || IPAddress(resolverReading: host) != nil {
+        // Only digits, dots, `x` and hex letters can spell an address: most names skip the parse.
+        let mayBeNumeric = host.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x78 || $0 == 0x58 || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }
+        if let last = labels.last, last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) || (mayBeNumeric && IPAddress(resolverReading: host) != nil) {
             return "the requested host is not a DNS name: resolvers read '\(host)' as an IPv4 address (give the address in canonical form)"
         }
         return nil
