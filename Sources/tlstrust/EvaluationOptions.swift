@@ -28,7 +28,7 @@ struct EvaluationOptions: ParsableArguments {
     @Option(help: "At most N intermediates between the leaf and the anchor.")
     var maxChainDepth: Int?
 
-    @Option(help: "Structural rules: webpki (strict web-PKI rules, the default) or rfc5280 (relaxed for private PKIs).")
+    @Option(help: "Structural rules: webpki (strict web-PKI rules, the default), rfc5280 (relaxed for private PKIs) or apple (Apple's trust rules, as `import Security` applies them).")
     var profile: ValidationProfile = .webPKI
 
     @Flag(help: "Let a leaf with no SAN of the host name's type match it by its subject common name (legacy).")

@@ -120,6 +120,7 @@ struct InspectCommand: ParsableCommand {
         if let eku = c.extendedKeyUsage { lines.append(("Extended key usage", eku.map(Self.ekuName).joined(separator: ", "))) }
         if c.hasNameConstraints { lines.append(("Name constraints", "present")) }
         if c.isSelfIssued { lines.append(("Self-issued", "yes")) }
+        for warning in c.lint() { lines.append(("Warning", "\(warning.code): \(warning.message)")) }
         let width = lines.map(\.0.count).max() ?? 0
         // Every value may come from the certificate: escaped, so that it cannot act on the terminal.
         return lines.map { "  " + ($0.0 + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + $0.1.terminalSafe }
