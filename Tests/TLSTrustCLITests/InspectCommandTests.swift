@@ -39,6 +39,25 @@ struct InspectCommandTests {
         }
     }
 
+    @Test("issuance faults are shown as warnings: a CN beside the SANs, a CA certificate naming a host")
+    func lintWarnings() throws {
+        var leaf = CertificateProfile.leaf(commonName: "127.0.0.1", dnsNames: ["test.localhost"])
+        leaf.subject = .commonNameOnly("127.0.0.1")
+        var server = CertificateProfile.certificateAuthority(commonName: "pinned.example.com")
+        server.dnsNames = ["pinned.example.com"]
+        let clean = try TestHierarchy.make(leafDNSNames: [testHost])
+        try withFixtures { files in
+            let warned = try ToolRunner.run(["inspect", try files.pem("cn.pem", [try TestPKI.issue(leaf)]),
+                                             try files.pem("ca.pem", [try TestPKI.issue(server)])])
+            warned.expectExit(0)
+            #expect(warned.stdoutLines.contains { $0.contains("Warning:") && $0.contains("commonNameNotInSubjectAltName") }, "\(warned)")
+            #expect(warned.stdoutLines.contains { $0.contains("Warning:") && $0.contains("leafIsCertificateAuthority") }, "\(warned)")
+            let quiet = try ToolRunner.run(["inspect", try files.pem("leaf.pem", [clean.leaf])])
+            quiet.expectExit(0)
+            #expect(!quiet.stdout.contains("Warning"), "\(quiet)")
+        }
+    }
+
     @Test("a CA certificate in DER: the CA flag and the path length")
     func certificateAuthority() throws {
         let ca = try TestPKI.issue(.certificateAuthority(commonName: "Inspect Test CA", keyAlgorithm: .rsa2048, pathLengthConstraint: 1))
