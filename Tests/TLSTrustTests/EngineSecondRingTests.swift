@@ -9,22 +9,12 @@ import Testing
 /// to refuse. Every case runs on every backend (``expectEngine(_:_:_:sourceLocation:)``).
 @Suite("Engine: second ring")
 struct EngineSecondRingTests {
-    /// root → intermediate (customised) → leaf.
-    static func chain(
-        leaf: CertificateProfile, intermediate customize: (inout CertificateProfile) -> Void = { _ in }
-    ) throws -> (chain: [TestCertificate], anchors: [TestCertificate]) {
-        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        var intermediateProfile = TestHierarchy.intermediateProfile()
-        customize(&intermediateProfile)
-        let intermediate = try TestPKI.issue(intermediateProfile, issuer: root)
-        return ([try TestPKI.issue(leaf, issuer: intermediate), intermediate], [root])
+    static func chain(leaf: CertificateProfile, intermediate customize: (inout CertificateProfile) -> Void = { _ in }) throws
+        -> (chain: [TestCertificate], anchors: [TestCertificate]) {
+        try EngineHostNameTests.chain(leaf: leaf, constrainIntermediate: customize)
     }
 
-    static func commonNameOnlyLeaf(_ cn: String) -> CertificateProfile {
-        var profile = CertificateProfile.leaf(commonName: cn)
-        profile.subject = .commonNameOnly(cn)
-        return profile
-    }
+    static func commonNameOnlyLeaf(_ cn: String) -> CertificateProfile { EngineHostNameTests.commonNameOnlyLeaf(cn) }
 
     // MARK: The common name, read in one place
 
