@@ -22,6 +22,18 @@ public enum HostIdentity: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Why this identity can match no certificate, or nil: a DNS name that is not a valid host
+    /// name (`bad host!`, `a..b`), or that resolvers read as an IPv4 address (`127.1`,
+    /// `2130706433`; see ``IPAddress/init(resolverReading:)``). Callers that take a host from a
+    /// person (the tool's `--hostname`) refuse such input as bad usage rather than evaluate a
+    /// certificate against a name that nothing can match.
+    public var validationProblem: String? {
+        switch self {
+        case .ipAddress: return nil
+        case .dnsName(let name): return DNSName.referenceProblem(name)
+        }
+    }
+
     /// True for an IP address identity.
     public var isIPAddress: Bool {
         if case .ipAddress = self { return true }
