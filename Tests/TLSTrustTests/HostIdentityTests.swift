@@ -56,3 +56,16 @@ struct HostIdentityTests {
         #expect(withIP.matches(.ipAddress(IPAddress("10.0.0.1")!)))
     }
 }
+
+@Suite("Host identity: what can match nothing")
+struct HostIdentityValidationTests {
+    @Test(arguments: ["bad host!", "a..b", "127.1", "2130706433", "0x7f000001", "10.0.0.010", "a_b example"])
+    func hostsThatCanMatchNothingSayWhy(_ text: String) {
+        #expect(HostIdentity(text).validationProblem != nil, "\(text)")
+    }
+
+    @Test(arguments: ["www.example.com", "www.example.com.", "127.0.0.1", "::1", "[2001:db8::1]", "1.2.3.example", "localhost"])
+    func ordinaryHostsHaveNoProblem(_ text: String) {
+        #expect(HostIdentity(text).validationProblem == nil, "\(text)")
+    }
+}
