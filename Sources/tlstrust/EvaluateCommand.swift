@@ -32,6 +32,15 @@ struct EvaluateCommand: ParsableCommand {
         let policy = try pinning.securityPolicy()
         var trust = try options.makeTrust()
         trust.engine = engine
+        // A configuration that names trust anchors for the host means exactly those: validation
+        // uses them (so the system store cannot vouch for a proxy), and --anchors beside them
+        // would be a second, contradictory answer.
+        if let configuration, let host = options.hostname, let anchors = configuration.trustAnchors(for: host) {
+            if options.anchors != nil {
+                throw TLSTrustError(.invalidArgument, "--anchors and --config both name trust anchors for \(host): give one")
+            }
+            trust.anchors = anchors.trustAnchors
+        }
         // Resolve the request here so that unusable input is exit 2, not a verdict.
         let request = try trust.makeRequest(for: backend)
 
