@@ -9,15 +9,15 @@ struct EvaluateCommand: ParsableCommand {
         abstract: "Evaluate a certificate chain on one backend (exit 0 trusted, 1 not trusted, 2 bad input or unsupported)."
     )
 
-    @Option(help: "A registered backend: see 'tlstrust backends'.")
-    var backend: String
+    // The contract's own options come first in --help (one "Evaluation" section), then pinning.
+    @OptionGroup(title: "Evaluation") var verifier: VerifierOptions
 
-    @OptionGroup var options: EvaluationOptions
-
-    @Option(help: "Which verifier decides: core (TLSTrust's validation engine, the default) or native (the library's own verifier, for comparison).")
-    var engine: TrustEngine = .core
+    @OptionGroup(title: "Evaluation") var options: EvaluationOptions
 
     @OptionGroup(title: "Pinning") var pinning: PinningOptions
+
+    var backend: String { verifier.backend }
+    var engine: TrustEngine { verifier.engine }
 
     @Flag(help: "Print one JSON object describing the evaluation.")
     var json = false
@@ -56,6 +56,7 @@ struct EvaluateCommand: ParsableCommand {
 
         if json {
             print(EvaluationJSON.render(outcome.evaluation, backend: backend, request: request,
+                                        input: options.jsonInput(verificationDate: trust.verificationDate),
                                         trusted: outcome.isTrusted, rule: outcome.ruleRecord))
         } else if outcome.isTrusted {
             let chain = outcome.evaluation.chain
@@ -70,6 +71,15 @@ struct EvaluateCommand: ParsableCommand {
         }
         if !outcome.isTrusted { throw ExitCode(1) }
     }
+}
+
+/// `--backend` and `--engine`: which verifier `evaluate` asks.
+struct VerifierOptions: ParsableArguments {
+    @Option(help: "A registered backend: see 'tlstrust backends'.")
+    var backend: String
+
+    @Option(help: "Which verifier decides: core (TLSTrust's validation engine, the default) or native (the library's own verifier, for comparison).")
+    var engine: TrustEngine = .core
 }
 
 extension TrustEvaluation {
