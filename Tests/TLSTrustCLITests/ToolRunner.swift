@@ -213,7 +213,8 @@ struct BackendsTable {
         let defaultStart = header.range(of: "default")?.lowerBound.utf16Offset(in: header) ?? Int.max
         var rows: [Row] = []
         for line in lines[(ruleIndex + 1)...] {
-            guard !line.trimmingCharacters(in: .whitespaces).isEmpty, !line.hasPrefix("system trust store") else { break }
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty, !line.hasPrefix("system trust store"),
+                  !line.hasPrefix("public suffix list") else { break }
             let utf16 = Array(line.utf16)
             func column(_ from: Int, _ to: Int) -> String {
                 guard from < utf16.count else { return "" }
