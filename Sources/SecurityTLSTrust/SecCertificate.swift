@@ -55,3 +55,42 @@ public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> C
 }
 
 public func SecCertificateGetTypeID() -> CFTypeID { TypeIdentifiers.certificate }
+
+/// The serial number as big-endian bytes, as encoded in the certificate (a leading zero byte
+/// kept when the DER INTEGER has one), which pinning and logging code print or compare.
+///
+/// - Parameter error: never set; the certificate was parsed when it was created.
+public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
+    error?.pointee = nil
+    return Data(certificate.certificate.serialNumber) as CFData
+}
+
+/// The subject's common name. With several commonName attributes, the last — the most specific,
+/// which is the one Apple's implementation returns; nil (and `errSecSuccess`) when the subject
+/// has none: a certificate named only by its subjectAltName is normal, not an error.
+public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
+    let names = certificate.certificate.subject.attributes.filter { $0.oid == "2.5.4.3" }.map(\.value)
+    commonName.pointee = names.last.map { $0 as CFString }
+    return errSecSuccess
+}
+
+/// The certificate's e-mail addresses: the subject's emailAddress attributes
+/// (1.2.840.113549.1.9.1), then the subjectAltName's rfc822Names, without repeats — both places
+/// Apple's implementation reads. An empty array when there are none.
+public func SecCertificateCopyEmailAddresses(_ certificate: SecCertificate, _ emailAddresses: UnsafeMutablePointer<CFArray?>) -> OSStatus {
+    let c = certificate.certificate
+    var seen = Set<String>()
+    let all = (c.subject.attributes.filter { $0.oid == "1.2.840.113549.1.9.1" }.map(\.value) + c.emailAddresses).filter { seen.insert($0).inserted }
+    emailAddresses.pointee = all.map { $0 as NSString } as NSArray
+    return errSecSuccess
+}
+
+/// The start of the certificate's validity period (notBefore).
+public func SecCertificateCopyNotValidBeforeDate(_ certificate: SecCertificate) -> CFDate? {
+    certificate.certificate.notValidBefore as NSDate
+}
+
+/// The end of the certificate's validity period (notAfter; the certificate is valid at that instant).
+public func SecCertificateCopyNotValidAfterDate(_ certificate: SecCertificate) -> CFDate? {
+    certificate.certificate.notValidAfter as NSDate
+}

@@ -335,3 +335,44 @@ public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
     ]
     return result as CFDictionary
 }
+
+// Keys of the `SecTrustCopyProperties` dictionaries, with Apple's raw values.
+nonisolated(unsafe) public let kSecPropertyTypeTitle: CFString = "title" as CFString
+nonisolated(unsafe) public let kSecPropertyTypeError: CFString = "error" as CFString
+
+/// One dictionary per certificate of the chain as built, leaf first: `kSecPropertyTypeTitle`, the
+/// certificate's subject summary, and `kSecPropertyTypeError`, the reason it failed, on each
+/// certificate an evaluation failure concerns (a failure that concerns no single certificate is
+/// put on the leaf). Evaluates first if the trust has no result — what pinning and logging code
+/// print after a failure.
+@available(*, deprecated, message: "Use SecTrustEvaluateWithError's error")
+public func SecTrustCopyProperties(_ trust: SecTrust) -> CFArray? {
+    let outcome = trust.evaluated()
+    let chain = outcome.chain.isEmpty ? trust.state.withLock { $0.certificates } : outcome.chain
+    var properties: [[String: Any]] = chain.map { certificate in
+        [kSecPropertyTypeTitle as String: (SecCertificateCopySubjectSummary(certificate) ?? "" as CFString) as String]
+    }
+    for failure in outcome.evaluation.failures {
+        let index = failure.certificateIndex.map { min($0, properties.count - 1) } ?? 0
+        guard properties.indices.contains(index) else { continue }
+        let text = "\(failure.code.identifier): \(failure.nativeDescription)"
+        let earlier = properties[index][kSecPropertyTypeError as String] as? String
+        properties[index][kSecPropertyTypeError as String] = earlier.map { $0 + "; " + text } ?? text
+    }
+    return properties.map { $0 as NSDictionary } as NSArray
+}
+
+/// Evaluates on `queue` and calls `result` there with the verdict and, when not trusted, the error
+/// `SecTrustEvaluateWithError` would give — the asynchronous form URLSession delegates use.
+///
+/// - Returns: `errSecSuccess` (the evaluation is scheduled).
+public func SecTrustEvaluateAsyncWithError(
+    _ trust: SecTrust, _ queue: DispatchQueue, _ result: @escaping @Sendable (SecTrust, Bool, CFError?) -> Void
+) -> OSStatus {
+    queue.async {
+        var error: CFError?
+        let trusted = SecTrustEvaluateWithError(trust, &error)
+        result(trust, trusted, error)
+    }
+    return errSecSuccess
+}

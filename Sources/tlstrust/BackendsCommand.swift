@@ -1,11 +1,13 @@
 import ArgumentParser
+import Foundation
 import TLSTrust
 
-/// `tlstrust backends`: the registered backends and the library versions linked at run time.
+/// `tlstrust backends`: the registered backends and the library versions linked at run time, the
+/// system store read (where, how many anchors) and whether the public suffix list loaded.
 struct BackendsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backends",
-        abstract: "List the registered backends with their library versions."
+        abstract: "List the registered backends with their library versions, the system store read and the public suffix list's status."
     )
 
     func run() throws {
@@ -15,6 +17,15 @@ struct BackendsCommand: ParsableCommand {
             table.add([backend.name, backend.libraryVersion, backend.name == defaultName ? "yes" : ""])
         }
         print(table.render())
-        print("system trust store: \(SystemTrustStore.current)")
+        let status = SystemTrustStore.current.status
+        print("system trust store: \(status.store) (\(status.anchorCount) anchor\(status.anchorCount == 1 ? "" : "s"))")
+        if PublicSuffixListStatus.isLoaded {
+            print("public suffix list: \(PublicSuffixListStatus.path) (loaded)")
+        } else {
+            // Loud, on both streams: without the list every wildcard certificate is refused.
+            let warning = "public suffix list: NOT LOADED (\(PublicSuffixListStatus.path) missing): wildcard certificates match no host (fail closed); install the publicsuffix package"
+            print(warning)
+            FileHandle.standardError.write(Data("tlstrust: warning: \(warning)\n".utf8))
+        }
     }
 }

@@ -9,15 +9,15 @@ struct EvaluateCommand: ParsableCommand {
         abstract: "Evaluate a certificate chain on one backend (exit 0 trusted, 1 not trusted, 2 bad input or unsupported)."
     )
 
-    @Option(help: "A registered backend: see 'tlstrust backends'.")
-    var backend: String
+    // The contract's own options come first in --help (one "Evaluation" section), then pinning.
+    @OptionGroup(title: "Evaluation") var verifier: VerifierOptions
 
-    @OptionGroup var options: EvaluationOptions
-
-    @Option(help: "Which verifier decides: core (TLSTrust's validation engine, the default) or native (the library's own verifier, for comparison).")
-    var engine: TrustEngine = .core
+    @OptionGroup(title: "Evaluation") var options: EvaluationOptions
 
     @OptionGroup(title: "Pinning") var pinning: PinningOptions
+
+    var backend: String { verifier.backend }
+    var engine: TrustEngine { verifier.engine }
 
     @Flag(help: "Print one JSON object describing the evaluation.")
     var json = false
@@ -32,6 +32,15 @@ struct EvaluateCommand: ParsableCommand {
         let policy = try pinning.securityPolicy()
         var trust = try options.makeTrust()
         trust.engine = engine
+        // A configuration that names trust anchors for the host means exactly those: validation
+        // uses them (so the system store cannot vouch for a proxy), and --anchors beside them
+        // would be a second, contradictory answer.
+        if let configuration, let host = options.hostname, let anchors = configuration.trustAnchors(for: host) {
+            if options.anchors != nil {
+                throw TLSTrustError(.invalidArgument, "--anchors and --config both name trust anchors for \(host): give one")
+            }
+            trust.anchors = anchors.trustAnchors
+        }
         // Resolve the request here so that unusable input is exit 2, not a verdict.
         let request = try trust.makeRequest(for: backend)
 
@@ -47,6 +56,7 @@ struct EvaluateCommand: ParsableCommand {
 
         if json {
             print(EvaluationJSON.render(outcome.evaluation, backend: backend, request: request,
+                                        input: options.jsonInput(verificationDate: trust.verificationDate),
                                         trusted: outcome.isTrusted, rule: outcome.ruleRecord))
         } else if outcome.isTrusted {
             let chain = outcome.evaluation.chain
@@ -61,6 +71,15 @@ struct EvaluateCommand: ParsableCommand {
         }
         if !outcome.isTrusted { throw ExitCode(1) }
     }
+}
+
+/// `--backend` and `--engine`: which verifier `evaluate` asks.
+struct VerifierOptions: ParsableArguments {
+    @Option(help: "A registered backend: see 'tlstrust backends'.")
+    var backend: String
+
+    @Option(help: "Which verifier decides: core (TLSTrust's validation engine, the default) or native (the library's own verifier, for comparison).")
+    var engine: TrustEngine = .core
 }
 
 extension TrustEvaluation {

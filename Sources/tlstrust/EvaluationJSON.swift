@@ -2,8 +2,39 @@ import Foundation
 import TLSTrust
 
 /// The `--json` record of an evaluation: verdict, result kind, the chain as built, every failure,
-/// and which verifier decided.
+/// which verifier decided, and the inputs it was asked about.
+///
+/// Stable shape (``schemaVersion``): every key is always present, `null` when it has no value;
+/// hex (serial numbers, fingerprints) is uppercase, colon-separated, as `openssl x509` prints it.
+/// A new key may appear without a version change; a key's meaning changing or a key going away
+/// raises the version.
 enum EvaluationJSON {
+    /// The version of the record's shape; consumers should check it.
+    static let schemaVersion = 1
+
+    /// What the evaluation was asked: echoed so that a stored record says what it judged.
+    struct Input: Encodable {
+        let hostname: String?
+        /// `--time` as given (Unix seconds), or null for "now".
+        let time: Int64?
+        /// The instant actually used, ISO 8601.
+        let verificationTime: String
+        /// The purpose in force (`server`, `client`, `any`), defaults applied.
+        let purpose: String
+        let profile: String
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(hostname, forKey: .hostname)
+            try container.encode(time, forKey: .time)
+            try container.encode(verificationTime, forKey: .verificationTime)
+            try container.encode(purpose, forKey: .purpose)
+            try container.encode(profile, forKey: .profile)
+        }
+
+        private enum CodingKeys: String, CodingKey { case hostname, time, verificationTime, purpose, profile }
+    }
+
     struct Record: Encodable {
         struct CertificateRecord: Encodable {
             let subject: String
@@ -17,7 +48,9 @@ enum EvaluationJSON {
         struct FailureRecord: Encodable {
             let code: String
             let certificateIndex: Int?
-            let nativeCode: Int
+            /// The library's own code, or null when the failure has none (the engine's own
+            /// findings): 0 would read as a code, and is OpenSSL's "ok".
+            let nativeCode: Int?
             let nativeDescription: String
 
             // Written by hand so that `certificateIndex` is always present, as `null` when the
@@ -35,8 +68,11 @@ enum EvaluationJSON {
                 case code, certificateIndex, nativeCode, nativeDescription
             }
         }
+        var schemaVersion = EvaluationJSON.schemaVersion
         let backend: String
         let libraryVersion: String
+        /// What was asked (`evaluate` and `compare`); null when the caller has no such inputs.
+        var input: Input?
         /// `core` (the validation engine) or `native` (the library's own verifier).
         let engine: String
         /// The structural profile the engine applied; `null` for the native verifier, which has none.
@@ -55,6 +91,8 @@ enum EvaluationJSON {
         // Written by hand so that `profile` is always present (`null` for the native verifier).
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(schemaVersion, forKey: .schemaVersion)
+            try container.encode(input, forKey: .input)
             try container.encode(backend, forKey: .backend)
             try container.encode(libraryVersion, forKey: .libraryVersion)
             try container.encode(engine, forKey: .engine)
@@ -69,7 +107,7 @@ enum EvaluationJSON {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native, rule
+            case schemaVersion, input, backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native, rule
         }
     }
 
@@ -101,12 +139,12 @@ enum EvaluationJSON {
             trusted: evaluation.isTrusted,
             result: evaluation.result.rawValue,
             chain: evaluation.chain.map {
-                .init(subject: $0.subject.description, issuer: $0.issuer.description, serialNumber: $0.serialNumberHex,
+                .init(subject: $0.subject.description, issuer: $0.issuer.description, serialNumber: $0.serialNumberHex.uppercased(),
                       notValidBefore: iso.string(from: $0.notValidBefore), notValidAfter: iso.string(from: $0.notValidAfter),
-                      sha256Fingerprint: $0.sha256FingerprintHex, publicKeyPin: $0.publicKey.pin)
+                      sha256Fingerprint: $0.sha256FingerprintHex.uppercased(), publicKeyPin: $0.publicKey.pin)
             },
             failures: evaluation.failures.map {
-                .init(code: $0.code.identifier, certificateIndex: $0.certificateIndex, nativeCode: $0.nativeCode,
+                .init(code: $0.code.identifier, certificateIndex: $0.certificateIndex, nativeCode: $0.nativeCode == 0 ? nil : $0.nativeCode,
                       nativeDescription: $0.nativeDescription)
             },
             timeMicroseconds: micros)
@@ -116,17 +154,31 @@ enum EvaluationJSON {
     ///   - trusted: the verdict when a rule beyond validation decided it (default: the evaluation's).
     ///   - rule: that rule.
     static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest,
-                       trusted: Bool? = nil, rule: RuleRecord? = nil) -> String {
+                       input: Input? = nil, trusted: Bool? = nil, rule: RuleRecord? = nil) -> String {
         var record = record(evaluation, backend: backend, request: request)
         record.rule = rule
+        record.input = input
         if let trusted, trusted != record.trusted {
             record = Record(backend: record.backend, libraryVersion: record.libraryVersion, engine: record.engine,
                             profile: record.profile, trusted: trusted,
                             result: trusted ? TrustEvaluation.Result.proceed.rawValue : TrustEvaluation.Result.fatalTrustFailure.rawValue,
                             chain: record.chain, failures: record.failures, timeMicroseconds: record.timeMicroseconds,
                             native: nil, rule: rule)
+            record.input = input
         }
         return encode(record)
+    }
+
+    /// The record of a run that ended in bad usage or unreadable input (exit 2), so that a
+    /// `--json` consumer always finds one object on standard output: `{"schemaVersion", "error":
+    /// {"exitStatus": 2, "message"}}`.
+    static func usageError(_ message: String) -> String {
+        struct ErrorRecord: Encodable {
+            struct Body: Encodable { let exitStatus: Int; let message: String }
+            let schemaVersion: Int
+            let error: Body
+        }
+        return encode(ErrorRecord(schemaVersion: schemaVersion, error: .init(exitStatus: 2, message: message)))
     }
 
     /// Pretty-printed, sorted JSON, with the characters that act on a terminal escaped.

@@ -19,13 +19,16 @@ struct EvaluationOptions: ParsableArguments {
     @Option(help: "SSL server policy for this DNS name or IP literal.")
     var hostname: String?
 
-    @Option(help: "Validate as of this time (integer Unix seconds, UTC) instead of now.")
+    // `.unconditional`: a negative value (`--time -1`) is the option's value, not an unknown flag.
+    @Option(parsing: .unconditional, help: "Validate as of this time (integer Unix seconds, UTC) instead of now.")
     var time: Int64?
 
     @Option(help: "Required extended key usage: server, client or any (default: server with --hostname, else any).")
     var purpose: KeyPurpose?
 
-    @Option(help: "At most N intermediates between the leaf and the anchor.")
+    // `.unconditional`, so that `--max-chain-depth -1` is reported as out of range, not as a
+    // missing value followed by an unknown option `-1`.
+    @Option(parsing: .unconditional, help: "At most N intermediates between the leaf and the anchor.")
     var maxChainDepth: Int?
 
     @Option(help: "Structural rules: webpki (strict web-PKI rules, the default), rfc5280 (relaxed for private PKIs) or apple (Apple's trust rules, as `import Security` applies them).")
@@ -47,9 +50,35 @@ struct EvaluationOptions: ParsableArguments {
             throw ValidationError(
                 "--time must be between \(Self.representableTimes.lowerBound) and \(Self.representableTimes.upperBound) (years 0001 to 9999)")
         }
+        if let hostname, let problem = Self.hostnameProblem(hostname) {
+            // Not a name any certificate could be issued for: bad usage (exit 2), never a verdict.
+            throw ValidationError("--hostname \(problem)")
+        }
         if allowCommonName && hostname == nil {
             throw ValidationError("--allow-common-name needs --hostname (it changes how a host name is matched)")
         }
+    }
+
+    /// Why `name` is neither an IP literal nor a DNS name (RFC 1123 letters, digits and hyphens,
+    /// labels of 1–63 characters, at most 253 in all, one trailing dot allowed), or nil when it is
+    /// one. Internationalized names must be given as A-labels (`xn--…`), as certificates hold them.
+    static func hostnameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "must not be empty" }
+        if IPAddress(name) != nil { return nil }
+        var text = Substring(name)
+        if text.hasSuffix(".") { text = text.dropLast() }
+        let quoted = "'\(name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined())'"
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return "\(quoted) is not an ASCII DNS name: give an internationalized name as its A-label (xn--…)"
+        }
+        guard !text.isEmpty, text.utf8.count <= 253 else { return "\(quoted) is not a DNS name (1 to 253 characters)" }
+        for label in text.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !label.isEmpty, label.utf8.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-"),
+                  label.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else {
+                return "\(quoted) is not a DNS name or IP literal (letters, digits and inner hyphens in dot-separated labels of 1 to 63 characters)"
+            }
+        }
+        return nil
     }
 
     /// Builds the `Trust` the options describe; unreadable input throws `TLSTrustError`.
@@ -60,7 +89,7 @@ struct EvaluationOptions: ParsableArguments {
 
         var policies: [TrustPolicy] = [.basicX509, .profile(profile)]
         if let hostname {
-            guard !hostname.isEmpty else { throw TLSTrustError(.invalidArgument, "--hostname must not be empty") }
+            if let problem = Self.hostnameProblem(hostname) { throw TLSTrustError(.invalidArgument, "--hostname \(problem)") }
             policies.append(.ssl(server: true, hostname: hostname, allowingCommonName: allowCommonName))
         }
         if let purpose { policies.append(.purpose(purpose)) }
@@ -72,6 +101,15 @@ struct EvaluationOptions: ParsableArguments {
         }
         if let time { trust.verificationDate = Date(timeIntervalSince1970: TimeInterval(time)) }
         return trust
+    }
+}
+
+extension EvaluationOptions {
+    /// The inputs as `--json` echoes them, defaults applied.
+    func jsonInput(verificationDate: Date?) -> EvaluationJSON.Input {
+        let date = verificationDate ?? time.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
+        return EvaluationJSON.Input(hostname: hostname, time: time, verificationTime: ISO8601DateFormatter().string(from: date),
+                                    purpose: (purpose ?? (hostname != nil ? .serverAuth : .any)).rawValue, profile: profile.rawValue)
     }
 }
 

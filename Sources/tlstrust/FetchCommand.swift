@@ -22,8 +22,7 @@ struct FetchCommand: ParsableCommand {
     @Option(name: .customLong("pin"), help: ArgumentHelp("An SPKI pin sha256/BASE64 that must match a certificate of the validated chain; repeatable: any one must match.", valueName: "pin"))
     var pins: [String] = []
 
-    @Option(help: ArgumentHelp("A pinning configuration (JSON, TrustKit Info.plist or Android network_security_config.xml); the URL host's pin set applies.", valueName: "file"))
-    var config: String?
+    @OptionGroup(title: "Pinning configuration") var configFile: ConfigurationFileOptions
 
     @Option(help: "Reach the server through this HTTP CONNECT proxy (HOST:PORT).")
     var proxy: String?
@@ -41,15 +40,19 @@ struct FetchCommand: ParsableCommand {
             let parsed = try pins.map { text in
                 do { return try SPKIPin(text) } catch let error as PinningError { throw TLSTrustError(.invalidArgument, "--pin: \(error.message)") }
             }
-            guard IPAddress(host) == nil else { throw TLSTrustError(.invalidArgument, "--pin needs a DNS host name (pin sets are per domain); use --server-name") }
-            evaluators.append(PinSetTrustEvaluator(try PinSet(domain: host, pins: parsed, allowsSinglePin: true)))
+            // Like curl's --pinnedpubkey: the pins concern this connection, whatever its host
+            // is — a DNS name or an IP literal.
+            evaluators.append(try PinSetTrustEvaluator(pinsForEveryHost: parsed))
         }
-        if let config {
-            do {
-                evaluators.append(PinSetTrustEvaluator(try ConfigurationFile.read(config)))
-            } catch let error as PinningError {
-                throw TLSTrustError(.invalidArgument, "--config \(error.message)")
+        if let pinning = try configFile.configuration() {
+            if let anchors = pinning.trustAnchors(for: host) {
+                // Every evaluator of the connection validates against the configuration's anchors.
+                if tls.anchors != nil {
+                    throw TLSTrustError(.invalidArgument, "--anchors and --config both name trust anchors for \(host): give one")
+                }
+                configuration.anchors = anchors.trustAnchors
             }
+            evaluators.append(PinSetTrustEvaluator(pinning))
         }
         if !evaluators.isEmpty {
             configuration.challengeHandler = TLSChallengeHandlers.evaluator(

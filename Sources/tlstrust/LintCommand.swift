@@ -21,6 +21,13 @@ struct LintCommand: ParsableCommand {
     @Option(help: "json, trustkit or android (default: recognised by content).")
     var format: ConfigurationFile.Format?
 
+    @Option(help: ArgumentHelp("Android: the app's res/ folder, where @raw/NAME is raw/NAME.* (default: two levels above the file).",
+                               valueName: "dir"))
+    var resources: String?
+
+    @Flag(name: .customLong("debug-build"), help: "Android: the app is a debug build, so <debug-overrides> applies.")
+    var debugBuild = false
+
     @Option(help: ArgumentHelp("The chain a domain serves now, leaf first (PEM bundle); repeatable.", valueName: "domain=file"))
     var chain: [String] = []
 
@@ -30,7 +37,7 @@ struct LintCommand: ParsableCommand {
     func run() throws {
         let configuration: PinningConfiguration
         do {
-            configuration = try ConfigurationFile.read(file, format: format)
+            configuration = try ConfigurationFile.read(file, format: format, resources: resources, debugBuild: debugBuild)
         } catch let error as PinningError {
             throw TLSTrustError(.invalidArgument, error.message)
         }
@@ -46,11 +53,28 @@ struct LintCommand: ParsableCommand {
         for warning in warnings {
             print("warning: \(warning)".terminalSafe)
         }
+        // What will be enforced besides pins, and what (as on its platform) will not: "ok" must
+        // never be read as "everything in the file applies".
+        for line in Self.anchorLines(configuration) { print(line.terminalSafe) }
+        for element in configuration.inactiveElements { print("note: \(element)".terminalSafe) }
         let count = configuration.pinSets.count
         if warnings.isEmpty {
             print("ok: \(count) domain\(count == 1 ? "" : "s"), no warnings")
         } else {
             throw ExitCode(1)
         }
+    }
+
+    /// One `anchors:` line per domain with trust anchors of its own, and one for the rest.
+    static func anchorLines(_ configuration: PinningConfiguration) -> [String] {
+        var lines: [String] = []
+        for entry in configuration.domainTrustAnchors.values.sorted(by: { $0.domain < $1.domain }) {
+            guard let anchors = entry.anchors else { continue }
+            lines.append("anchors: \(entry.domain)\(entry.includesSubdomains ? " and its subdomains" : ""): only \(anchors)")
+        }
+        if let base = configuration.baseTrustAnchors {
+            lines.append("anchors: every other host: only \(base)")
+        }
+        return lines
     }
 }

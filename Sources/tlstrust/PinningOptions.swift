@@ -11,9 +11,7 @@ struct PinningOptions: ParsableArguments {
                                valueName: "pin"))
     var pins: [String] = []
 
-    @Option(help: ArgumentHelp("A pinning configuration (JSON, TrustKit Info.plist or Android network_security_config.xml); the set for --hostname applies.",
-                               valueName: "file"))
-    var config: String?
+    @OptionGroup var configFile: ConfigurationFileOptions
 
     @Option(name: .customLong("af-mode"), help: "Evaluate as AFNetworking's AFSecurityPolicy with this pinning mode: none, public-key or certificate.")
     var afMode: AFMode?
@@ -41,7 +39,7 @@ struct PinningOptions: ParsableArguments {
         }
     }
 
-    var isEmpty: Bool { pins.isEmpty && config == nil && afMode == nil }
+    var isEmpty: Bool { pins.isEmpty && configFile.config == nil && afMode == nil }
 
     func validate() throws {
         if afMode == nil && (!afPinned.isEmpty || afAllowInvalid || afNoDomainValidation) {
@@ -59,14 +57,7 @@ struct PinningOptions: ParsableArguments {
     }
 
     /// The `--config` file, in whichever of the three formats it is.
-    func configuration() throws -> PinningConfiguration? {
-        guard let config else { return nil }
-        do {
-            return try ConfigurationFile.read(config)
-        } catch let error as PinningError {
-            throw TLSTrustError(.invalidArgument, "--config \(error.message)")
-        }
-    }
+    func configuration() throws -> PinningConfiguration? { try configFile.configuration() }
 
     /// The `SecurityPolicy` the `--af-*` options describe.
     func securityPolicy() throws -> SecurityPolicy? {
@@ -87,6 +78,37 @@ struct PinningOptions: ParsableArguments {
     }
 }
 
+/// `--config FILE [--resources DIR] [--debug-build]`, shared by `evaluate`, `fetch` and `lint`.
+struct ConfigurationFileOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A pinning configuration (JSON, TrustKit Info.plist or Android network_security_config.xml); the host's pins and trust anchors apply.",
+                               valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Android: the app's res/ folder, where @raw/NAME is raw/NAME.* (default: two levels above --config, as res/xml/ sits in res/).",
+                               valueName: "dir"))
+    var resources: String?
+
+    @Flag(name: .customLong("debug-build"),
+          help: "Android: the app is a debug build (android:debuggable), so <debug-overrides> applies.")
+    var debugBuild = false
+
+    func validate() throws {
+        if config == nil && (resources != nil || debugBuild) {
+            throw ValidationError("--resources and --debug-build need --config")
+        }
+    }
+
+    /// The `--config` file, in whichever of the three formats it is; nil without `--config`.
+    func configuration() throws -> PinningConfiguration? {
+        guard let config else { return nil }
+        do {
+            return try ConfigurationFile.read(config, resources: resources, debugBuild: debugBuild)
+        } catch let error as PinningError {
+            throw TLSTrustError(.invalidArgument, "--config \(error.message)")
+        }
+    }
+}
+
 /// Reading a pinning configuration file of any supported format, recognised by its content.
 enum ConfigurationFile {
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -103,7 +125,12 @@ enum ConfigurationFile {
         return .json
     }
 
-    static func read(_ path: String, format: Format? = nil) throws -> PinningConfiguration {
+    /// - Parameters:
+    ///   - resources: Android's `res/` folder; default two levels above `path`.
+    ///   - debugBuild: Android's `<debug-overrides>` applies.
+    /// - Throws: `PinningError`; `--resources` or `--debug-build` with a format that has no use for
+    ///   them is an error too (never silently ignored).
+    static func read(_ path: String, format: Format? = nil, resources: String? = nil, debugBuild: Bool = false) throws -> PinningConfiguration {
         let bytes: [UInt8]
         do {
             bytes = try InputFiles.bytes(path)
@@ -111,10 +138,17 @@ enum ConfigurationFile {
             throw PinningError(.unreadableConfiguration, error.message)
         }
         do {
-            switch format ?? detect(bytes) {
+            let kind = format ?? detect(bytes)
+            if kind != .android && (resources != nil || debugBuild) {
+                throw PinningError(.malformedConfiguration, "--resources and --debug-build concern Android's network_security_config.xml, not a \(kind) configuration")
+            }
+            switch kind {
             case .json: return try PinningConfiguration(json: bytes)
             case .trustkit: return try PinningConfiguration(trustKitInfoPlist: bytes)
-            case .android: return try PinningConfiguration(androidNetworkSecurityConfig: bytes)
+            case .android:
+                let folder = resources ?? URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent().path
+                return try PinningConfiguration(androidNetworkSecurityConfig: bytes, resources: AndroidResources(directory: folder),
+                                                debugBuild: debugBuild)
             }
         } catch let error as PinningError {
             throw PinningError(error.code, error.problem, keyPath: error.keyPath.isEmpty ? path : "\(path): \(error.keyPath)")

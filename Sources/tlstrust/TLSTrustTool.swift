@@ -11,6 +11,9 @@ struct TLSTrustTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tlstrust",
         abstract: "Certificate-trust evaluation for Linux over OpenSSL, GnuTLS and mbedTLS.",
+        // `tlstrust --version`: the tool's name and the package's semantic version on one line
+        // (CLI-CONTRACT.md), so that a bug report or a script can say which release it ran.
+        version: "tlstrust \(TLSTrustVersion.string)",
         subcommands: [
             EvaluateCommand.self, CompareCommand.self, ConformanceCommand.self, PinCommand.self, LintCommand.self, InspectCommand.self,
             BackendsCommand.self, DemoCommand.self, BenchCommand.self, FetchCommand.self, SoakCommand.self,
@@ -35,8 +38,20 @@ struct TLSTrustTool: ParsableCommand {
                 Foundation.exit(0)
             }
             let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
-            Diagnostics.fail("\(message) (see 'tlstrust --help')")
+            Diagnostics.fail("\(message) (see '\(helpCommand(CommandLine.arguments))')")
         }
+    }
+}
+
+extension TLSTrustTool {
+    /// The help that explains a usage error: the subcommand's (`tlstrust evaluate --help`) when the
+    /// arguments name one, the tool's otherwise.
+    static func helpCommand(_ arguments: [String]) -> String {
+        let names = Set(configuration.subcommands.compactMap { $0.configuration.commandName })
+        if let sub = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }), names.contains(sub) {
+            return "tlstrust \(sub) --help"
+        }
+        return "tlstrust --help"
     }
 }
 
@@ -47,6 +62,11 @@ enum Diagnostics {
     /// The message may quote a file name or a library's text about a certificate: it is escaped
     /// (``TerminalText``) after its line breaks become spaces, so it stays one harmless line.
     static func fail(_ message: String) -> Never {
+        // With --json, standard output still carries one object, so that a consumer reading it
+        // learns of the error instead of meeting an empty stream.
+        if CommandLine.arguments.dropFirst().contains("--json") {
+            print(EvaluationJSON.usageError(message.replacingOccurrences(of: "\n", with: " ")))
+        }
         let line = "tlstrust: " + message.replacingOccurrences(of: "\n", with: " ").terminalSafe + "\n"
         FileHandle.standardError.write(Data(line.utf8))
         Foundation.exit(2)

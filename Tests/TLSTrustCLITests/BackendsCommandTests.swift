@@ -1,4 +1,5 @@
 import Foundation
+import TLSTrustTesting
 import Testing
 
 /// `tlstrust backends`: every registered backend with the library version linked at run time.
@@ -21,6 +22,18 @@ struct BackendsCommandTests {
         let openssl = try #require(rows.first { $0.name == "openssl" })
         #expect(openssl.library.hasPrefix("OpenSSL "), "\(result)")
         #expect(result.stdout.contains("system trust store:"), "\(result)")
+        #expect(result.stdout.contains("public suffix list: /usr/share/publicsuffix/public_suffix_list.dat (loaded)"), "\(result)")
+    }
+
+    @Test("names the store it read and how many anchors it holds")
+    func reportsTheStore() throws {
+        let cas = try (0..<3).map { try TestPKI.issue(.certificateAuthority(commonName: "Store CA \($0)")) }
+        try withFixtures { files in
+            let bundle = try files.pem("bundle.pem", cas)
+            let result = try ToolRunner.run(["backends"], environment: ["SSL_CERT_FILE": bundle, "SSL_CERT_DIR": nil])
+            result.expectExit(0)
+            #expect(result.stdout.contains("system trust store: \(bundle) (3 anchors)"), "\(result)")
+        }
     }
 
     @Test("the OpenSSL version is the one the openssl tool reports for its library")

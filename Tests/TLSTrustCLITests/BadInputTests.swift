@@ -141,7 +141,7 @@ struct BadInputTests {
             _ = try files.pem("anchors.pem", [pki.root])
             let (arguments, mentions) = try input.make(backend, files, pki)
             // The same valid files with the flag removed are fine, so the failure is the bad input's.
-            try ToolRunner.run(["evaluate", "--json"] + arguments).expectUsageError(mentioning: mentions)
+            try ToolRunner.run(["evaluate", "--json"] + arguments).expectUsageError(mentioning: mentions, json: true)
             try ToolRunner.run(["evaluate"] + arguments).expectUsageError(mentioning: mentions)
         }
     }

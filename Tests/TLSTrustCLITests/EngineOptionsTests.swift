@@ -88,7 +88,7 @@ struct EngineOptionsTests {
                 "--anchors", try files.pem("anchors.pem", [pki.root]), "--time", unixTime(fromNow: day),
             ]
             try ToolRunner.run(common + ["--engine", "native"]).expectUsageError(mentioning: ["unsupported", "mbedtls"])
-            try ToolRunner.run(common + ["--engine", "native", "--json"]).expectUsageError(mentioning: ["unsupported"])
+            try ToolRunner.run(common + ["--engine", "native", "--json"]).expectUsageError(mentioning: ["unsupported"], json: true)
             // The engine takes the time on every backend.
             try ToolRunner.run(common).expectTrusted()
         }

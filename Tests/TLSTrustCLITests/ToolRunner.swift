@@ -213,7 +213,8 @@ struct BackendsTable {
         let defaultStart = header.range(of: "default")?.lowerBound.utf16Offset(in: header) ?? Int.max
         var rows: [Row] = []
         for line in lines[(ruleIndex + 1)...] {
-            guard !line.trimmingCharacters(in: .whitespaces).isEmpty, !line.hasPrefix("system trust store") else { break }
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty, !line.hasPrefix("system trust store"),
+                  !line.hasPrefix("public suffix list") else { break }
             let utf16 = Array(line.utf16)
             func column(_ from: Int, _ to: Int) -> String {
                 guard from < utf16.count else { return "" }
@@ -239,8 +240,9 @@ extension ToolResult {
     }
 
     /// Checks the contract for bad usage or unreadable input: exit 2, one clear line on standard
-    /// error starting `tlstrust:`, no stack trace, and no verdict on standard output.
-    func expectUsageError(mentioning fragments: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) {
+    /// error starting `tlstrust:`, no stack trace, and no verdict on standard output — with
+    /// `json`, exactly one JSON error object there instead (`{"schemaVersion", "error": {"exitStatus": 2, …}}`).
+    func expectUsageError(mentioning fragments: [String] = [], json: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(!crashed, "the tool crashed\n\(self)", sourceLocation: sourceLocation)
         #expect(status == 2, "expected exit 2 (not \(status); ArgumentParser's 64 must be folded into 2)\n\(self)",
                 sourceLocation: sourceLocation)
@@ -250,7 +252,14 @@ extension ToolResult {
         for marker in ["Fatal error", "Program crashed", "Backtrac", "Stack dump", "Thread 0", "#0 "] {
             #expect(!stderr.contains(marker), "stderr looks like a stack trace (\(marker))\n\(self)", sourceLocation: sourceLocation)
         }
-        #expect(stdout.isEmpty, "nothing may be printed on stdout, and certainly no verdict\n\(self)", sourceLocation: sourceLocation)
+        if json {
+            let object = (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+            let error = object?["error"] as? [String: Any]
+            #expect(object?["schemaVersion"] as? Int == 1 && error?["exitStatus"] as? Int == 2 && object?["trusted"] == nil,
+                    "stdout must hold one JSON error object and no verdict\n\(self)", sourceLocation: sourceLocation)
+        } else {
+            #expect(stdout.isEmpty, "nothing may be printed on stdout, and certainly no verdict\n\(self)", sourceLocation: sourceLocation)
+        }
         for fragment in fragments {
             #expect(stderr.contains(fragment), "stderr should mention '\(fragment)'\n\(self)", sourceLocation: sourceLocation)
         }

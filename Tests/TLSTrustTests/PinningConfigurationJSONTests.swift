@@ -88,8 +88,13 @@ struct PinningConfigurationJSONTests {
         expectError(#"{"domains": {"api.example.com": {"pins": []}}}"#,
                     .invalidPinSet, #"domains["api.example.com"]: a pin set needs at least one pin"#)
         expectError(#"{"domains": {"api.example.com": {}}}"#, .malformedConfiguration, #"domains["api.example.com"]: missing key "pins""#)
-        expectError(#"{"domains": {"*.example.com": {"pins": ["\#(pinA)", "\#(pinB)"]}}}"#,
-                    .invalidPinSet, #"domains["*.example.com"]: not a DNS name"#)
+        // OkHttp's patterns are domain keys; any other wildcard is not.
+        expectError(#"{"domains": {"a*.example.com": {"pins": ["\#(pinA)", "\#(pinB)"]}}}"#,
+                    .invalidPinSet, #"domains["a*.example.com"]: not a DNS name"#)
+        expectError(#"{"domains": {"*.example.com": {"pins": ["\#(pinA)", "\#(pinB)"], "includeSubdomains": true}}}"#,
+                    .invalidPinSet, #"domains["*.example.com"]: "*.example.com" pins one label only"#)
+        expectError(#"{"domains": {"**.example.com": {"pins": ["\#(pinA)", "\#(pinB)"]}, "example.com": {"pins": ["\#(pinA)", "\#(pinB)"], "includeSubdomains": true}}}"#,
+                    .malformedConfiguration, #"domains["example.com"]: the same domain as domains["**.example.com"]"#)
         expectError(#"{"domains": {"co.uk": {"pins": ["\#(pinA)", "\#(pinB)"], "includeSubdomains": true}}}"#,
                     .invalidPinSet, #"domains["co.uk"]: includeSubdomains over a public suffix"#)
         expectError(#"{"domains": {"a.example.com": {"pins": ["\#(pinA)", "\#(pinB)"], "includeSubdomain": true}}}"#,

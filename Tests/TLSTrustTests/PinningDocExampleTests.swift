@@ -38,9 +38,49 @@ struct PinningDocExampleTests {
     @Test func everySwiftSampleIsInThisFile() throws {
         let source = Self.normalized(try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8))
         let samples = try Self.blocks("swift")
-        #expect(samples.count == 3)
+        #expect(samples.count == 4)
         for sample in samples {
             #expect(source.contains(Self.normalized(sample)), "not compiled by this test:\n\(sample)")
+        }
+    }
+
+    @Test func trustKitCodeExample() throws {
+        let intermediateHash = String(try PinningFixtures.sparePin().text.dropFirst(7))
+        let backupHash = String(try PinningFixtures.sparePin().text.dropFirst(7))
+        let configuration = try PinningConfiguration(trustKitConfiguration: [
+            kTSKSwizzleNetworkDelegates: false,
+            kTSKPinnedDomains: [
+                "example.com": [
+                    kTSKIncludeSubdomains: true,
+                    kTSKPublicKeyHashes: [intermediateHash, backupHash],
+                    kTSKReportUris: ["https://reports.example.net/log/"],
+                ] as [String: Any],
+                "open.example.com": [kTSKExcludeSubdomainFromParentPolicy: true],
+            ] as [String: Any],
+        ])
+        #expect(configuration.pinSet(for: "www.example.com")?.pins.count == 2)
+        #expect(configuration.pinSet(for: "open.example.com") == nil)
+    }
+
+    @Test("the Android example parses with its res/ folder, in a release and a debug build")
+    func androidExample() throws {
+        let xml = try #require(try Self.blocks("xml").first)
+        try TemporaryDirectory.with { dir in
+            let res = dir.appendingPathComponent("res")
+            try FileManager.default.createDirectory(at: res.appendingPathComponent("xml"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: res.appendingPathComponent("raw"), withIntermediateDirectories: true)
+            let myCA = try TestPKI.issue(.certificateAuthority(commonName: "My CA"))
+            let debugCA = try TestPKI.issue(.certificateAuthority(commonName: "Debug CA"))
+            try TestPKI.writePEM([myCA], to: res.appendingPathComponent("raw/my_ca.pem"))
+            try TestPKI.writeDER(debugCA, to: res.appendingPathComponent("raw/debug_ca.crt"))
+            let file = res.appendingPathComponent("xml/network_security_config.xml")
+            try Data(xml.utf8).write(to: file)
+            let release = try PinningConfiguration(contentsOfAndroidNetworkSecurityConfigFile: file.path)
+            #expect(release.trustAnchors(for: "v1.api.example.com")?.certificates == [myCA.certificate])
+            #expect(release.pinSet(for: "api.example.com")?.pins.count == 2)
+            #expect(release.inactiveElements.count == 1)
+            let debug = try PinningConfiguration(contentsOfAndroidNetworkSecurityConfigFile: file.path, debugBuild: true)
+            #expect(debug.trustAnchors(for: "api.example.com")?.pinOverridingCertificates == [debugCA.certificate])
         }
     }
 

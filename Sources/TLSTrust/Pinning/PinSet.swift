@@ -13,6 +13,14 @@ import Foundation
 ///     try SPKIPin("sha256/YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=", position: .intermediate),
 /// ], includesSubdomains: true)
 /// ```
+///
+/// The domain may be one of OkHttp's `CertificatePinner` patterns, with OkHttp's meaning:
+/// `*.example.com` pins exactly one label under the domain (`www.example.com`, not `example.com`
+/// nor `a.b.example.com`); `**.example.com` pins the domain and every name under it, at any depth
+/// (the same as `example.com` with `includesSubdomains`). A host is governed by the most specific
+/// set: its exact name, then `*.` of its parent, then the nearest `includesSubdomains` / `**.` set
+/// (OkHttp checks the union of every matching pattern's pins; TLSTrust takes only the most
+/// specific set, which accepts no more than OkHttp would).
 public struct PinSet: Sendable, Hashable {
     /// The domain, lowercase, without a trailing dot.
     public let domain: String
@@ -20,6 +28,8 @@ public struct PinSet: Sendable, Hashable {
     public let pins: [SPKIPin]
     /// Whether names under `domain` are pinned too (`a.b.domain` included).
     public let includesSubdomains: Bool
+    /// OkHttp's `*.domain`: exactly one label under `domain` is pinned, `domain` itself is not.
+    public let coversOneLabelOnly: Bool
     /// After this instant the set no longer applies; nil never expires.
     public let expiration: Date?
     /// False: report-only, a mismatch is reported and the connection proceeds.
@@ -38,6 +48,8 @@ public struct PinSet: Sendable, Hashable {
 
     /// - Parameters:
     ///   - domain: an ASCII DNS name (A-labels for IDNs); case and one trailing dot are normalised.
+    ///     Or an OkHttp pattern: `*.name` (one label under `name`) or `**.name` (`name` and every
+    ///     name under it; `includesSubdomains` is then implied).
     ///   - pins: at least one; at least two while enforcing unless `allowsSinglePin`.
     ///   - includesSubdomains: default false.
     ///   - expiration: default nil (never).
@@ -49,7 +61,9 @@ public struct PinSet: Sendable, Hashable {
         domain: String, pins: [SPKIPin], includesSubdomains: Bool = false, expiration: Date? = nil,
         enforces: Bool = true, reportURIs: [URL] = [], allowsSinglePin: Bool = false
     ) throws {
-        self.domain = try Self.normalize(domain: domain, includesSubdomains: includesSubdomains)
+        let pattern = try Self.parsePattern(domain, includesSubdomains: includesSubdomains)
+        self.domain = pattern.domain
+        self.coversOneLabelOnly = pattern.oneLabel
         guard !pins.isEmpty else { throw PinningError(.invalidPinSet, "a pin set needs at least one pin") }
         guard pins.count <= Self.maximumPins else {
             throw PinningError(.invalidPinSet, "\(pins.count) pins; at most \(Self.maximumPins)")
@@ -59,7 +73,7 @@ public struct PinSet: Sendable, Hashable {
                 "an enforced pin set needs at least two different pins (a backup pin); set allowSinglePin to relax")
         }
         self.pins = pins
-        self.includesSubdomains = includesSubdomains
+        self.includesSubdomains = pattern.anyDepth
         self.expiration = expiration
         self.enforces = enforces
         self.reportURIs = reportURIs
@@ -67,13 +81,41 @@ public struct PinSet: Sendable, Hashable {
         self.excludesParentPolicy = false
     }
 
-    /// A set that turns pinning off for `domain`, inside a parent domain's `includesSubdomains`.
-    public static func excluded(domain: String) throws -> PinSet { try PinSet(excluding: domain) }
+    /// Pins for one connection's host whatever it is — a DNS name or an IP literal — as curl's
+    /// `--pinnedpubkey` pins: not part of any configuration, so no domain rules apply.
+    init(connectionHost host: String, pins: [SPKIPin]) throws {
+        guard !pins.isEmpty else { throw PinningError(.invalidPinSet, "a pin set needs at least one pin") }
+        guard pins.count <= Self.maximumPins else {
+            throw PinningError(.invalidPinSet, "\(pins.count) pins; at most \(Self.maximumPins)")
+        }
+        domain = host.lowercased()
+        self.pins = pins
+        includesSubdomains = false
+        coversOneLabelOnly = false
+        expiration = nil
+        enforces = true
+        reportURIs = []
+        allowsSinglePin = true
+        excludesParentPolicy = false
+    }
 
-    private init(excluding domain: String) throws {
+    /// A set that turns pinning off for `domain`, inside a parent domain's `includesSubdomains`.
+    ///
+    /// - Parameter includesSubdomains: also for every name under `domain` (default false, TrustKit's
+    ///   `TSKExcludeSubdomainFromParentPolicy`, which concerns the one name). Android's unpinned
+    ///   `<domain includeSubdomains="true">` inside a pinned parent is such an exclusion.
+    public static func excluded(domain: String, includesSubdomains: Bool = false) throws -> PinSet {
+        try PinSet(excluding: domain, includesSubdomains: includesSubdomains)
+    }
+
+    private init(excluding domain: String, includesSubdomains: Bool) throws {
+        guard !domain.hasPrefix("*") else {
+            throw PinningError(.invalidPinSet, "an exclusion names one host, not a pattern: \(PinningError.quote(domain))")
+        }
         self.domain = try Self.normalize(domain: domain, includesSubdomains: false)
         pins = []
-        includesSubdomains = false
+        self.includesSubdomains = includesSubdomains
+        coversOneLabelOnly = false
         expiration = nil
         enforces = false
         reportURIs = []
@@ -81,22 +123,52 @@ public struct PinSet: Sendable, Hashable {
         excludesParentPolicy = true
     }
 
-    static func normalize(domain: String, includesSubdomains: Bool) throws -> String {
+    /// The key of the set in a ``PinningConfiguration``: `*.domain` for a one-label pattern, the
+    /// domain otherwise (a `**.` pattern is stored as its domain with `includesSubdomains`).
+    public var pattern: String { coversOneLabelOnly ? "*." + domain : domain }
+
+    /// Splits an OkHttp pattern (`*.name`, `**.name`) or a plain name into the normalised domain
+    /// and its scope. A `*` anywhere else (`a*.example.com`, `*.*.example.com`, `*`) is refused, as
+    /// OkHttp refuses it; so is `*.` together with `includesSubdomains` (two scopes at once).
+    static func parsePattern(_ text: String, includesSubdomains: Bool) throws -> (domain: String, oneLabel: Bool, anyDepth: Bool) {
+        var name = Substring(text)
+        var oneLabel = false, anyDepth = includesSubdomains
+        if name.hasPrefix("**.") {
+            name = name.dropFirst(3)
+            anyDepth = true
+        } else if name.hasPrefix("*.") {
+            guard !includesSubdomains else {
+                throw PinningError(.invalidPinSet,
+                    "\(PinningError.quote(text)) pins one label only; includeSubdomains with it is contradictory (use **. for any depth)")
+            }
+            name = name.dropFirst(2)
+            oneLabel = true
+        }
+        // The one-label pattern must not sit over a public suffix either: `*.co.uk` pins every site.
+        let domain = try normalize(domain: String(name), includesSubdomains: anyDepth || oneLabel, original: text)
+        return (domain, oneLabel, anyDepth)
+    }
+
+    static func normalize(domain: String, includesSubdomains: Bool, original: String? = nil) throws -> String {
         var name = domain
         if name.hasSuffix(".") { name.removeLast() }
         guard let labels = DNSName.labels(name) else {
-            throw PinningError(.invalidPinSet, "not a DNS name (ASCII letters, digits, hyphens; no wildcard): \(PinningError.quote(domain))")
+            throw PinningError(.invalidPinSet,
+                "not a DNS name (ASCII letters, digits, hyphens) nor a pattern *.name / **.name: \(PinningError.quote(original ?? domain))")
         }
         if includesSubdomains && PublicSuffixList.shared.isPublicSuffix(labels) {
-            throw PinningError(.invalidPinSet, "includeSubdomains over a public suffix would pin every site under it: \(PinningError.quote(domain))")
+            throw PinningError(.invalidPinSet,
+                "includeSubdomains over a public suffix would pin every site under it: \(PinningError.quote(original ?? domain))")
         }
         return labels.joined(separator: ".")
     }
 
-    /// Whether the set covers `host` (exactly, or under it with `includesSubdomains`).
+    /// Whether the set covers `host` (exactly, under it with `includesSubdomains`, or one label
+    /// under it for a `*.` pattern).
     public func covers(host: String) -> Bool {
         guard let hostLabels = Self.labels(ofHost: host) else { return false }
         let own = domain.split(separator: ".")
+        if coversOneLabelOnly { return hostLabels.count == own.count + 1 && Array(hostLabels.dropFirst()) == own }
         if hostLabels == own { return true }
         return includesSubdomains && hostLabels.count > own.count && Array(hostLabels.suffix(own.count)) == own
     }

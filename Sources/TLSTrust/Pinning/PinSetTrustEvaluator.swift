@@ -4,12 +4,15 @@ import Logging
 /// Trusts a chain that passes default validation and, when the host is pinned, matches a pin of
 /// its pin set — TrustKit's, OkHttp's `CertificatePinner` and Android's pin-set semantics.
 ///
-/// 1. Default validation always runs (the `Trust`'s anchors, the SSL policy for the host); a chain
-///    that fails it is refused whatever the pins say.
+/// 1. Default validation always runs (the SSL policy for the host); a chain that fails it is
+///    refused whatever the pins say. When the configuration names trust anchors for the host
+///    (``PinningConfiguration/trustAnchors(for:)``: Android's `<trust-anchors>`), validation uses
+///    exactly those anchors instead of the `Trust`'s, so "only my CA" is what is enforced.
 /// 2. The host's set is the most specific one covering it (``PinningConfiguration/pinSet(for:)``).
 ///    No set, or an expired set: the validated chain is accepted as it is.
 /// 3. A pin must match a certificate of the ``ValidatedChain`` at a position it allows — never of
-///    the presented list. On a mismatch a ``PinFailureReport`` goes to the reporter; an enforced set
+///    the presented list — unless the chain ends at an anchor whose source overrides pins (Android's
+///    `overridePins="true"`). On a mismatch a ``PinFailureReport`` goes to the reporter; an enforced set
 ///    refuses (``ServerTrustError/Code/pinSetFailed``), a report-only set accepts.
 ///
 /// ```swift
@@ -37,6 +40,27 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
         self.reporter = reporter
         self.port = port
         self.logger = logger
+        self.pinsForEveryHost = nil
+    }
+
+    /// Pins that apply to every host the evaluator is asked about, a DNS name or an IP literal
+    /// (curl's `--pinnedpubkey`); nil: the configuration's sets decide.
+    public let pinsForEveryHost: [SPKIPin]?
+
+    /// An evaluator whose pins apply to whatever host it is asked about — an IP literal included,
+    /// which a domain's pin set cannot name — as curl's `--pinnedpubkey` pins a connection.
+    ///
+    /// - Parameters:
+    ///   - pins: at least one; any one must match a certificate of the validated chain.
+    ///   - reporter: default none.
+    /// - Throws: ``PinningError`` `.invalidPinSet` for no pins or more than ``PinSet/maximumPins``.
+    public init(pinsForEveryHost pins: [SPKIPin], reporter: (any PinFailureReporter)? = nil, port: Int = 443, logger: Logger? = nil) throws {
+        _ = try PinSet(connectionHost: "check", pins: pins)
+        self.configuration = try PinningConfiguration()
+        self.reporter = reporter
+        self.port = port
+        self.logger = logger
+        self.pinsForEveryHost = pins
     }
 
     /// An evaluator for one pin set.
@@ -45,10 +69,13 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
     }
 
     public func evaluate(_ trust: Trust, forHost host: String, using backend: (any TrustBackend)?) throws -> ServerTrustDecision {
+        var trust = trust
+        let anchors = configuration.trustAnchors(for: host)
+        if let anchors { trust.anchors = anchors.trustAnchors }
         let run = EvaluationRun(trust, host: host, backend: backend, evaluator: evaluatorName)
         let logger = self.logger ?? TrustLogging.logger
         do {
-            let decision = try decide(run, trust: trust, host: host, logger: logger)
+            let decision = try decide(run, trust: trust, host: host, anchors: anchors, logger: logger)
             TrustLogging.log(decision, logger: logger)
             return decision
         } catch let error as ServerTrustError {
@@ -57,9 +84,10 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
         }
     }
 
-    private func decide(_ run: EvaluationRun, trust: Trust, host: String, logger: Logger) throws -> ServerTrustDecision {
+    private func decide(_ run: EvaluationRun, trust: Trust, host: String, anchors: ConfiguredTrustAnchors?,
+                        logger: Logger) throws -> ServerTrustDecision {
         try run.requireCertificates()
-        let set = configuration.pinSet(for: host)
+        let set = try pinsForEveryHost.map { try PinSet(connectionHost: host, pins: $0) } ?? configuration.pinSet(for: host)
         let expected = set?.pins.map(\.text) ?? []
         let chain = try run.validate(trust.forServer(host: host), expectedPins: expected)
         guard let set else {
@@ -70,7 +98,10 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
             return run.decision(chain, "validated; the pin set of \(set.domain) expired on \(ISO8601DateFormatter().string(from: expiration)), pins not checked")
         }
         if let match = set.match(chain) {
-            return run.decision(chain, "validated; a pin of \(set.domain) matched", pinMatch: match)
+            return run.decision(chain, "validated; a pin of \(set.pattern) matched", pinMatch: match)
+        }
+        if let anchors, anchors.overridesPins(anchor: chain.anchor) {
+            return run.decision(chain, "validated; pins of \(set.pattern) not checked: the chain ends at \(chain.anchor.subject), whose source overrides pins (overridePins)")
         }
         let reason = "no pin of \(set.domain) matches a certificate of the validated chain at an allowed position"
         if let reporter {

@@ -3,21 +3,45 @@ import Foundation
 import FoundationXML
 #endif
 
-/// The pin-sets of Android's `network_security_config.xml`.
+/// Android's `network_security_config.xml`, applied as Android applies it.
 ///
-/// Each `<domain-config>` gives its `<domain>`s (with `includeSubdomains`) the `<pin-set>` it holds,
-/// or the one of the nearest enclosing `<domain-config>` (Android's inheritance); a domain with no
-/// pin-set is not pinned. `<pin digest="SHA-256">` is the only digest Android defines; the
-/// `expiration` attribute is a `yyyy-MM-dd` date. Android always enforces and does not require a
-/// backup pin, so imported sets allow a single pin (``PinningConfiguration/lint(chains:at:)``
-/// still warns about one). Other elements (`trust-anchors`, `base-config`, `debug-overrides`) are
-/// not pinning and are skipped. A document with a DTD is refused (no entity expansion).
+/// - `<domain-config>`: its `<domain>`s (with `includeSubdomains`) get its `<pin-set>` and its
+///   `<trust-anchors>`; what it does not set is inherited from the enclosing `<domain-config>`,
+///   and at the top from `<base-config>` (trust anchors only: Android has no base pin-set). A host
+///   is governed by the most specific `<domain>` that covers it, never by a parent's settings that
+///   its own domain-config does not inherit: a `<domain>` without a pin-set inside a pinned parent
+///   is unpinned, exactly as on Android.
+/// - `<trust-anchors>`: `<certificates src="system"/>` (the system store),
+///   `src="@raw/NAME"` (a certificate file of the app's `res/raw/`, resolved through
+///   ``AndroidResources``), and `overridePins="true"` (a chain ending at that source's anchors
+///   skips pin checks). `src="user"` — Android's user-added CA store — is refused: Linux has no
+///   such store apart from the system store. Validation of a covered host uses exactly these anchors.
+/// - `<base-config>`: the trust anchors of every host no `<domain>` covers.
+/// - `<debug-overrides>`: its anchors are added to every configuration only for a debug build
+///   (`debugBuild: true`, Android's `android:debuggable`); in a release build it is parsed and
+///   listed in ``PinningConfiguration/inactiveElements``, as Android ignores it too.
+/// - `<pin-set>`: `<pin digest="SHA-256">` (the only digest Android defines) and `expiration`
+///   (`yyyy-MM-dd`). Android always enforces and needs no backup pin, so imported sets allow a
+///   single pin (``PinningConfiguration/lint(chains:at:)`` still warns about one).
+/// - `cleartextTrafficPermitted` is accepted: TLSTrust makes no cleartext connection, so there is
+///   nothing it could permit. `tools:` and `xmlns` attributes (Android Studio's lint annotations)
+///   have no run-time meaning and are accepted.
+///
+/// Every other element or attribute is an error naming it — nothing is skipped. A document with
+/// a DTD is refused (no entity expansion).
 extension PinningConfiguration {
     /// Parses `network_security_config.xml`.
     ///
+    /// - Parameters:
+    ///   - data: the document.
+    ///   - resources: the app's `res/` folder, for `@raw/NAME` (default none: a `@raw/` source
+    ///     that applies is then an error).
+    ///   - debugBuild: whether the app is a debug build (`android:debuggable`): `<debug-overrides>`
+    ///     applies only then. Default false.
     /// - Throws: ``PinningError`` naming the element, e.g.
     ///   `network-security-config.domain-config[0].pin-set.pin[1]: not base64: "…"`.
-    public init(androidNetworkSecurityConfig data: some Collection<UInt8>) throws {
+    public init(androidNetworkSecurityConfig data: some Collection<UInt8>, resources: AndroidResources? = nil,
+                debugBuild: Bool = false) throws {
         guard data.count <= Self.maximumDocumentBytes else {
             throw PinningError(.unreadableConfiguration, "\(data.count) bytes; a configuration is at most \(Self.maximumDocumentBytes)")
         }
@@ -30,14 +54,55 @@ extension PinningConfiguration {
         guard root.name == "network-security-config" else {
             throw PinningError(.malformedConfiguration, "expected <network-security-config> at the top, found <\(root.name)>")
         }
-        var sets: [String: PinSet] = [:]
+        let top = "network-security-config"
+        try Self.androidCheck(root, at: top, attributes: [], children: ["base-config", "domain-config", "debug-overrides"])
+        var reader = AndroidReader(resources: resources)
+
+        // <debug-overrides>: parsed always (an error in it is an error), applied to a debug build only.
+        var debugAnchors: ConfiguredTrustAnchors?
+        let debugOverrides = root.children.filter { $0.name == "debug-overrides" }
+        guard debugOverrides.count <= 1 else {
+            throw PinningError(.malformedConfiguration, "more than one <debug-overrides>", keyPath: top)
+        }
+        var inactive: [String] = []
+        if let element = debugOverrides.first {
+            let path = top + ".debug-overrides"
+            try Self.androidCheck(element, at: path, attributes: [], children: ["trust-anchors"])
+            debugAnchors = try reader.trustAnchors(in: element, at: path, applied: debugBuild) ?? ConfiguredTrustAnchors()
+            if !debugBuild {
+                debugAnchors = nil
+                inactive.append("\(path): not applied — a release build (Android applies <debug-overrides> only when the app is debuggable)")
+            }
+        }
+        // Android: debug-overrides' anchors join every configuration, the platform default (the
+        // system store) included.
+        func withDebug(_ anchors: ConfiguredTrustAnchors?) -> ConfiguredTrustAnchors? {
+            guard let debugAnchors else { return anchors }
+            return (anchors ?? ConfiguredTrustAnchors(includingSystemStore: true)).adding(debugAnchors)
+        }
+
+        let baseConfigs = root.children.filter { $0.name == "base-config" }
+        guard baseConfigs.count <= 1 else {
+            throw PinningError(.malformedConfiguration, "more than one <base-config>", keyPath: top)
+        }
+        var baseAnchors: ConfiguredTrustAnchors?
+        if let base = baseConfigs.first {
+            let path = top + ".base-config"
+            try Self.androidCheck(base, at: path, attributes: ["cleartextTrafficPermitted"], children: ["trust-anchors"])
+            baseAnchors = try reader.trustAnchors(in: base, at: path, applied: true)
+        }
+
+        var entries: [String: AndroidDomainEntry] = [:]
         var order: [String] = []
         var counter = 0
-        func visit(_ config: XMLTree, inherited: (pins: [SPKIPin], expiration: Date?)?, path: String) throws {
+        func visit(_ config: XMLTree, inherited: (pins: [SPKIPin], expiration: Date?)?, anchors inheritedAnchors: ConfiguredTrustAnchors?,
+                   path: String) throws {
             counter += 1
             guard counter <= Self.maximumDomains else {
                 throw PinningError(.malformedConfiguration, "more than \(Self.maximumDomains) domain-configs", keyPath: path)
             }
+            try Self.androidCheck(config, at: path, attributes: ["cleartextTrafficPermitted"],
+                                  children: ["domain", "pin-set", "trust-anchors", "domain-config"])
             let pinSets = config.children.filter { $0.name == "pin-set" }
             guard pinSets.count <= 1 else {
                 throw PinningError(.malformedConfiguration, "more than one <pin-set>", keyPath: path)
@@ -46,12 +111,14 @@ extension PinningConfiguration {
             if let pinSet = pinSets.first {
                 own = try Self.androidPins(pinSet, at: path + ".pin-set")
             }
+            let anchors = try reader.trustAnchors(in: config, at: path, applied: true) ?? inheritedAnchors
             let domains = config.children.filter { $0.name == "domain" }
             if domains.isEmpty {
                 throw PinningError(.malformedConfiguration, "a <domain-config> needs at least one <domain>", keyPath: path)
             }
             for (i, domain) in domains.enumerated() {
                 let domainPath = "\(path).domain[\(i)]"
+                try Self.androidCheck(domain, at: domainPath, attributes: ["includeSubdomains"], children: [], text: true)
                 let name = domain.text.trimmingCharacters(in: .whitespacesAndNewlines)
                 let include: Bool
                 switch domain.attributes["includeSubdomains"] {
@@ -61,25 +128,84 @@ extension PinningConfiguration {
                     throw PinningError(.malformedConfiguration, "includeSubdomains must be true or false, not \(PinningError.quote(other))",
                                        keyPath: domainPath)
                 }
-                guard let own, !own.pins.isEmpty else { continue }
                 do {
-                    let set = try PinSet(domain: name, pins: own.pins, includesSubdomains: include, expiration: own.expiration,
-                                         enforces: true, allowsSinglePin: true)
-                    if sets[set.domain] == nil { order.append(set.domain) }
+                    guard !name.hasPrefix("*") else {
+                        throw PinningError(.invalidPinSet, "not a DNS name: \(PinningError.quote(name)) (Android has no wildcard domains)")
+                    }
+                    // A domain without pins is recorded as unpinned, so that a pinned parent's
+                    // includeSubdomains does not reach it (Android uses the most specific
+                    // domain-config alone).
+                    let set = if let own, !own.pins.isEmpty {
+                        try PinSet(domain: name, pins: own.pins, includesSubdomains: include, expiration: own.expiration,
+                                   enforces: true, allowsSinglePin: true)
+                    } else {
+                        try PinSet.excluded(domain: name, includesSubdomains: include)
+                    }
+                    let entry = AndroidDomainEntry(pins: set, anchors: try DomainTrustAnchors(domain: name, includesSubdomains: include,
+                                                                                   anchors: withDebug(anchors)))
+                    if entries[set.domain] == nil { order.append(set.domain) }
                     // Android: a later, more deeply nested mention of a domain wins.
-                    sets[set.domain] = set
+                    entries[set.domain] = entry
                 } catch let error as PinningError {
                     throw error.at(domainPath)
                 }
             }
             for (i, child) in config.children.filter({ $0.name == "domain-config" }).enumerated() {
-                try visit(child, inherited: own, path: "\(path).domain-config[\(i)]")
+                try visit(child, inherited: own, anchors: anchors, path: "\(path).domain-config[\(i)]")
             }
         }
         for (i, config) in root.children.filter({ $0.name == "domain-config" }).enumerated() {
-            try visit(config, inherited: nil, path: "network-security-config.domain-config[\(i)]")
+            try visit(config, inherited: nil, anchors: baseAnchors, path: "\(top).domain-config[\(i)]")
         }
-        try self.init(order.compactMap { sets[$0] })
+        try self.init(order.compactMap { entries[$0]?.pins })
+        for domain in order {
+            if let entry = entries[domain] { try add(entry.anchors) }
+        }
+        baseTrustAnchors = withDebug(baseAnchors)
+        inactiveElements = inactive
+    }
+
+    /// Reads `network_security_config.xml` from a file; `@raw/NAME` resolves as inside an app's
+    /// `res/` folder: the file sits in `res/xml/`, so `@raw/NAME` is `res/raw/NAME.*`.
+    ///
+    /// - Parameters:
+    ///   - resources: the `res/` folder; default: the folder two levels above the file.
+    ///   - debugBuild: see ``init(androidNetworkSecurityConfig:resources:debugBuild:)``.
+    public init(contentsOfAndroidNetworkSecurityConfigFile path: String, resources: AndroidResources? = nil,
+                debugBuild: Bool = false) throws {
+        let bytes = try PinningConfiguration.readFile(path)
+        let folder = resources ?? AndroidResources(
+            directory: URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent().path)
+        do {
+            try self.init(androidNetworkSecurityConfig: bytes, resources: folder, debugBuild: debugBuild)
+        } catch let error as PinningError {
+            throw PinningError(error.code, error.problem, keyPath: error.keyPath.isEmpty ? path : "\(path): \(error.keyPath)")
+        }
+    }
+
+    /// Refuses an element with an attribute, a child or text that the importer does not apply.
+    static func androidCheck(_ element: XMLTree, at path: String, attributes: Set<String>, children: Set<String>,
+                             text: Bool = false) throws {
+        for name in element.attributes.keys.sorted() where !attributes.contains(name) {
+            // Android Studio's lint annotations and namespace declarations mean nothing at run time.
+            if name.hasPrefix("tools:") || name == "xmlns" || name.hasPrefix("xmlns:") { continue }
+            throw PinningError(.malformedConfiguration,
+                "attribute \(name) of <\(element.name)> is not supported (known: \(attributes.isEmpty ? "none" : attributes.sorted().joined(separator: ", ")))",
+                keyPath: path)
+        }
+        if let child = element.children.first(where: { !children.contains($0.name) }) {
+            throw PinningError(.malformedConfiguration,
+                "element <\(child.name)> inside <\(element.name)> is not supported (known: \(children.isEmpty ? "none" : children.sorted().joined(separator: ", ")))",
+                keyPath: path)
+        }
+        if !text, !element.text.allSatisfy(\.isWhitespace) {
+            throw PinningError(.malformedConfiguration, "text inside <\(element.name)> means nothing: \(PinningError.quote(element.text.trimmingCharacters(in: .whitespacesAndNewlines)))",
+                               keyPath: path)
+        }
+        if let value = element.attributes["cleartextTrafficPermitted"], value != "true" && value != "false" {
+            throw PinningError(.malformedConfiguration, "cleartextTrafficPermitted must be true or false, not \(PinningError.quote(value))",
+                               keyPath: path)
+        }
     }
 
     /// Refuses, before any parsing, the input on which Foundation's `XMLParser` (libxml2 below it)
@@ -126,6 +252,7 @@ extension PinningConfiguration {
     }
 
     private static func androidPins(_ element: XMLTree, at path: String) throws -> (pins: [SPKIPin], expiration: Date?) {
+        try androidCheck(element, at: path, attributes: ["expiration"], children: ["pin"])
         var expiration: Date?
         if let text = element.attributes["expiration"] {
             guard text.utf8.count == 10, let date = parseDate(text) else {
@@ -139,6 +266,7 @@ extension PinningConfiguration {
         }
         let pins = try pinElements.enumerated().map { i, pin in
             let pinPath = "\(path).pin[\(i)]"
+            try androidCheck(pin, at: pinPath, attributes: ["digest"], children: [], text: true)
             guard let digestName = pin.attributes["digest"] else {
                 throw PinningError(.malformedConfiguration, "missing attribute digest=\"SHA-256\"", keyPath: pinPath)
             }
@@ -158,6 +286,12 @@ extension PinningConfiguration {
         }
         return (pins, expiration)
     }
+}
+
+/// What one Android `<domain>` says: its pins (or that it is unpinned) and its anchors.
+struct AndroidDomainEntry {
+    var pins: PinSet
+    var anchors: DomainTrustAnchors
 }
 
 /// A parsed XML element: name, attributes, text content and children.

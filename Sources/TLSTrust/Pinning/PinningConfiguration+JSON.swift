@@ -20,9 +20,12 @@ import Foundation
 /// `leaf`, `intermediate` or `root`), `includeSubdomains` (false), `expiration` (`YYYY-MM-DD`
 /// = midnight UTC starting that day, or an ISO 8601 date-time; none), `enforce` (true; false is
 /// report-only), `allowSinglePin` (false), `reportURIs` (none), `exclude` (true: no pinning for
-/// this name inside a parent's `includeSubdomains`; no other key then). At the top level,
+/// this name inside a parent's `includeSubdomains`; only `includeSubdomains` beside it, to
+/// unpin the names under it too). At the top level,
 /// `domains` is required; `reportURIs` is added to every domain's; `version`, when present, is 1.
-/// Unknown keys are errors, so a misspelt `includeSubdomain` is not silently ignored.
+/// Unknown keys are errors, so a misspelt `includeSubdomain` is not silently ignored. A domain
+/// key may be an OkHttp pattern: `*.example.com` (one label under it) or `**.example.com` (it
+/// and any depth under it) — see ``PinSet``.
 extension PinningConfiguration {
     /// Documents larger than this are refused before parsing.
     public static let maximumDocumentBytes = 1 << 20
@@ -98,10 +101,10 @@ extension PinningConfiguration {
         for name in domains.keys.sorted() {
             let path = "domains[\(PinningError.quote(name))]"
             let set = try Self.pinSet(domain: name, domains[name]!, sharedReports: sharedReports, at: path)
-            if let earlier = seen[set.domain] {
+            if let earlier = seen[set.pattern] {
                 throw PinningError(.malformedConfiguration, "the same domain as domains[\(PinningError.quote(earlier))]", keyPath: path)
             }
-            seen[set.domain] = name
+            seen[set.pattern] = name
             sets.append(set)
         }
         try self.init(sets)
@@ -110,8 +113,9 @@ extension PinningConfiguration {
     static func pinSet(domain: String, _ value: JSONValue, sharedReports: [URL], at path: String) throws -> PinSet {
         let entry = try value.object(at: path)
         if let exclude = entry["exclude"], try exclude.bool(at: path + ".exclude") {
-            try JSONValue.allowOnly(["exclude"], in: entry, at: path)
-            do { return try PinSet.excluded(domain: domain) } catch let error as PinningError { throw error.at(path) }
+            try JSONValue.allowOnly(["exclude", "includeSubdomains"], in: entry, at: path)
+            let include = try entry["includeSubdomains"].map { try $0.bool(at: path + ".includeSubdomains") } ?? false
+            do { return try PinSet.excluded(domain: domain, includesSubdomains: include) } catch let error as PinningError { throw error.at(path) }
         }
         try JSONValue.allowOnly(
             ["pins", "includeSubdomains", "expiration", "enforce", "allowSinglePin", "reportURIs", "exclude"], in: entry, at: path)
@@ -229,7 +233,9 @@ extension PinningConfiguration {
 
     /// One `"domain": { … }` member, ready to paste into the `domains` object.
     public static func jsonEntry(_ set: PinSet, indent: String = "") -> String {
-        if set.excludesParentPolicy { return "\(jsonString(set.domain)): { \"exclude\": true }" }
+        if set.excludesParentPolicy {
+            return "\(jsonString(set.pattern)): { \"exclude\": true\(set.includesSubdomains ? ", \"includeSubdomains\": true" : "") }"
+        }
         var lines: [String] = []
         let pins = set.pins.map { pin in
             pin.position == .any ? jsonString(pin.text) : "{ \"pin\": \(jsonString(pin.text)), \"position\": \"\(pin.position)\" }"
@@ -245,7 +251,7 @@ extension PinningConfiguration {
         if !set.reportURIs.isEmpty {
             lines.append("\"reportURIs\": [" + set.reportURIs.map { jsonString($0.absoluteString) }.joined(separator: ", ") + "]")
         }
-        return "\(jsonString(set.domain)): {\n" + lines.map { "\(indent)    \($0)" }.joined(separator: ",\n") + "\n\(indent)}"
+        return "\(jsonString(set.pattern)): {\n" + lines.map { "\(indent)    \($0)" }.joined(separator: ",\n") + "\n\(indent)}"
     }
 
     static func jsonString(_ text: String) -> String {

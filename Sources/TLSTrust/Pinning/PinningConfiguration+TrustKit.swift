@@ -1,13 +1,24 @@
 import Foundation
 
-/// TrustKit's configuration: the `TSKConfiguration` dictionary of an app's Info.plist.
+/// TrustKit's configuration: the `TSKConfiguration` dictionary of an app's Info.plist, or the
+/// same dictionary written in code (`TrustKit.initSharedInstance(withConfiguration:)`, TrustKit's
+/// most common form, with the `kTSK…` keys this module defines under the same names).
 ///
 /// Read: `TSKPinnedDomains` → per domain `TSKPublicKeyHashes` (base64 SHA-256 SPKI digests, at
 /// least two, as TrustKit requires), `TSKIncludeSubdomains`, `TSKEnforcePinning` (default true),
-/// `TSKExpirationDate` (`yyyy-MM-dd`), `TSKReportUris`, `TSKExcludeSubdomainFromParentPolicy`.
-/// Keys that only concern TrustKit's iOS machinery (`TSKSwizzleNetworkDelegates`,
-/// `TSKIgnorePinningForUserDefinedTrustAnchors`, `TSKDisableDefaultReportUri`,
-/// `TSKPublicKeyAlgorithms`) are accepted and ignored; any other key is an error.
+/// `TSKExpirationDate` (`yyyy-MM-dd`), `TSKReportUris`, and the exclusion from a parent's policy
+/// (`kTSKExcludeSubdomainFromParentPolicy`, whose value in TrustKit is the misspelt
+/// `kSKExcludeSubdomainFromParentPolicy`; the spelling `TSKExcludeSubdomainFromParentPolicy` is
+/// accepted too).
+///
+/// Accepted because they change nothing TLSTrust could enforce: `TSKSwizzleNetworkDelegates` (how
+/// TrustKit hooks into `NSURLSession`; TLSTrust is called explicitly), `TSKDisableDefaultReportUri`
+/// (TLSTrust has no default report URI, so reports go only to `TSKReportUris`) and
+/// `TSKPublicKeyAlgorithms` (ignored by TrustKit itself since 1.6: a pin is of the whole SPKI,
+/// whatever the key type). `TSKIgnorePinningForUserDefinedTrustAnchors` is accepted only as false:
+/// true asks to skip pins for chains ending at a user-installed CA, a distinction Linux's single
+/// system store cannot make, so it is refused rather than silently enforced differently.
+/// Any other key is an error naming it.
 extension PinningConfiguration {
     /// Parses an Info.plist holding `TSKConfiguration`, or a plist that is that dictionary itself
     /// (XML or binary).
@@ -29,9 +40,33 @@ extension PinningConfiguration {
         } catch {
             throw PinningError(.unreadableConfiguration, "not a property list: \(String(describing: error).prefix(160))")
         }
-        guard var root = plist as? [String: Any] else {
+        guard let root = plist as? [String: Any] else {
             throw PinningError(.malformedConfiguration, "expected a dictionary at the top of the property list")
         }
+        try self.init(trustKitConfiguration: root)
+    }
+
+    /// TrustKit's configuration dictionary as written in code.
+    ///
+    /// ```swift
+    /// let configuration = try PinningConfiguration(trustKitConfiguration: [
+    ///     kTSKSwizzleNetworkDelegates: false,
+    ///     kTSKPinnedDomains: [
+    ///         "api.example.com": [
+    ///             kTSKIncludeSubdomains: true,
+    ///             kTSKPublicKeyHashes: ["r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=",
+    ///                                   "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg="],
+    ///         ],
+    ///     ],
+    /// ])
+    /// ```
+    ///
+    /// - Parameter dictionary: the `TSKConfiguration` dictionary, or an Info.plist-shaped
+    ///   dictionary holding it under `TSKConfiguration`. Values are Swift or Foundation values
+    ///   (`Bool`, `String`, arrays, dictionaries); a number where a boolean belongs is an error.
+    /// - Throws: ``PinningError`` with the key path, as ``init(trustKitInfoPlist:)``.
+    public init(trustKitConfiguration dictionary: [String: Any]) throws {
+        var root = dictionary
         var prefix = ""
         if let inner = root["TSKConfiguration"] {
             guard let dict = inner as? [String: Any] else {
@@ -42,9 +77,19 @@ extension PinningConfiguration {
         } else if root["TSKPinnedDomains"] == nil {
             throw PinningError(.malformedConfiguration, "no TSKConfiguration dictionary (nor TSKPinnedDomains) in the property list")
         }
-        let ignoredTop: Set<String> = ["TSKSwizzleNetworkDelegates", "TSKIgnorePinningForUserDefinedTrustAnchors"]
-        if let unknown = root.keys.sorted().first(where: { $0 != "TSKPinnedDomains" && !ignoredTop.contains($0) }) {
+        if let unknown = root.keys.sorted().first(where: { !["TSKPinnedDomains", kTSKSwizzleNetworkDelegates, kTSKIgnorePinningForUserDefinedTrustAnchors].contains($0) }) {
             throw PinningError(.malformedConfiguration, "unknown key \(PinningError.quote(unknown))", keyPath: String(prefix.dropLast()))
+        }
+        for key in [kTSKSwizzleNetworkDelegates, kTSKIgnorePinningForUserDefinedTrustAnchors] {
+            guard let raw = root[key] else { continue }
+            guard let value = Self.plistBool(raw) else {
+                throw PinningError(.malformedConfiguration, "expected a boolean, found \(Self.plistKind(raw))", keyPath: prefix + key)
+            }
+            if key == kTSKIgnorePinningForUserDefinedTrustAnchors && value {
+                throw PinningError(.malformedConfiguration,
+                    "true is not supported: it skips pins for chains ending at a user-installed CA, and Linux has one system store with no user-defined anchors to tell apart; remove the key or set it to false",
+                    keyPath: prefix + key)
+            }
         }
         guard let domainsValue = root["TSKPinnedDomains"] else {
             throw PinningError(.malformedConfiguration, "missing key \"TSKPinnedDomains\"", keyPath: String(prefix.dropLast()))
@@ -69,10 +114,14 @@ extension PinningConfiguration {
         }
         let known: Set<String> = [
             "TSKPublicKeyHashes", "TSKIncludeSubdomains", "TSKEnforcePinning", "TSKExpirationDate", "TSKReportUris",
-            "TSKExcludeSubdomainFromParentPolicy", "TSKDisableDefaultReportUri", "TSKPublicKeyAlgorithms",
+            "TSKExcludeSubdomainFromParentPolicy", kTSKExcludeSubdomainFromParentPolicy, "TSKDisableDefaultReportUri", "TSKPublicKeyAlgorithms",
         ]
         if let unknown = entry.keys.sorted().first(where: { !known.contains($0) }) {
             throw PinningError(.malformedConfiguration, "unknown key \(PinningError.quote(unknown))", keyPath: path)
+        }
+        if entry["TSKExcludeSubdomainFromParentPolicy"] != nil && entry[kTSKExcludeSubdomainFromParentPolicy] != nil {
+            throw PinningError(.malformedConfiguration,
+                "both TSKExcludeSubdomainFromParentPolicy and kSKExcludeSubdomainFromParentPolicy: give one", keyPath: path)
         }
         func bool(_ key: String, default value: Bool) throws -> Bool {
             guard let raw = entry[key] else { return value }
@@ -97,7 +146,14 @@ extension PinningConfiguration {
             }
         }
         do {
-            if try bool("TSKExcludeSubdomainFromParentPolicy", default: false) { return try PinSet.excluded(domain: domain) }
+            let excludeKey = entry[kTSKExcludeSubdomainFromParentPolicy] != nil ? kTSKExcludeSubdomainFromParentPolicy : "TSKExcludeSubdomainFromParentPolicy"
+            if try bool(excludeKey, default: false) {
+                // An exclusion says only that: a pin or another setting beside it would be ignored.
+                if let other = entry.keys.sorted().first(where: { $0 != excludeKey }) {
+                    throw PinningError(.malformedConfiguration, "\(other) has no meaning beside \(excludeKey) = true", keyPath: path)
+                }
+                return try PinSet.excluded(domain: domain)
+            }
             let hashes = try strings("TSKPublicKeyHashes", limit: PinSet.maximumPins)
             guard entry["TSKPublicKeyHashes"] != nil else {
                 throw PinningError(.malformedConfiguration, "missing key \"TSKPublicKeyHashes\"", keyPath: path)

@@ -3,7 +3,10 @@ import Foundation
 /// The operating system's CA certificates: where they are, and their parsed contents.
 ///
 /// TLSTrust reads the store itself, once per location, and hands the same certificates to every
-/// backend, so that OpenSSL, GnuTLS and mbedTLS judge "the system store" identically.
+/// backend, so that OpenSSL, GnuTLS and mbedTLS judge "the system store" identically. It reads it
+/// again when its files change (checked at most every ``checkInterval``, or at once with
+/// ``reload()``), so that a long-running server sees `update-ca-certificates` without a restart —
+/// a CA the administrator removed stops being trusted.
 ///
 /// Location, in order:
 /// 1. `SSL_CERT_FILE` and/or `SSL_CERT_DIR`, when either is set: exactly what they name (a PEM
@@ -52,32 +55,131 @@ public struct SystemTrustStore: Sendable, Hashable, CustomStringConvertible {
         return all.isEmpty ? "(no system trust store found)" : all.joined(separator: ", ")
     }
 
+    /// What one location held when last read, and when that was last checked.
+    private struct Loaded {
+        var certificates: [Certificate]
+        var signature: [FileSignature]
+        var checkedAt: ContinuousClock.Instant
+        var loadedAt: Date
+        var generation: Int
+    }
+
     /// One slot per location; a slot's lock is held while the store is read, so concurrent first
     /// callers wait for one load instead of each reading the store.
     private final class Slot: Sendable {
-        let certificates = Locked<[Certificate]?>(nil)
+        let state = Locked<Loaded?>(nil)
     }
 
     private static let slots = Locked<[SystemTrustStore: Slot]>([:])
+    private static let interval = Locked<Duration>(.seconds(60))
 
-    /// The certificates in the store, read and parsed once per location for the life of the
-    /// process (callers that arrive during the first read wait for it).
+    /// How often, at most, the store's files are checked for a change (size, modification time,
+    /// inode — what `update-ca-certificates` changes). Default 60 seconds; `.zero` checks on every
+    /// use. A long-running server thus sees a CA added or removed within this interval, without
+    /// a restart; ``reload()`` checks at once.
+    public static var checkInterval: Duration {
+        get { interval.withLock { $0 } }
+        set { interval.withLock { $0 = newValue } }
+    }
+
+    /// The certificates in the store, read and parsed once per location and read again when its
+    /// files change (checked at most every ``checkInterval``; callers that arrive during a read
+    /// wait for it).
     ///
     /// Fails closed: an unreadable file or a malformed entry contributes no anchor (it is skipped,
     /// never trusted); a store that cannot be found is empty, so nothing chains to it.
-    public func certificates() -> [Certificate] {
+    public func certificates() -> [Certificate] { loaded(force: false).certificates }
+
+    /// A number that changes each time the store's contents change (0 for the first read). Caches
+    /// built from the store (prepared anchor stores, verified chains) compare it to drop what they
+    /// built from an older store.
+    public var generation: Int { loaded(force: false).generation }
+
+    /// Checks the store's files now and reads them again if they changed: call it after
+    /// `update-ca-certificates`, or on SIGHUP, rather than waiting for ``checkInterval``.
+    ///
+    /// - Returns: whether the anchors changed.
+    @discardableResult
+    public func reload() -> Bool {
+        let before = generation
+        return loaded(force: true).generation != before
+    }
+
+    /// What was read: the location, how many anchors, when, and how many times it changed.
+    public struct Status: Sendable, CustomStringConvertible {
+        public let store: SystemTrustStore
+        public let anchorCount: Int
+        public let loadedAt: Date
+        public let generation: Int
+        public var description: String {
+            "\(store): \(anchorCount) anchor\(anchorCount == 1 ? "" : "s"), read \(ISO8601DateFormatter().string(from: loadedAt))"
+                + (generation > 0 ? " (reloaded \(generation) time\(generation == 1 ? "" : "s"))" : "")
+        }
+    }
+
+    /// The store's status, reading it first if it was never read.
+    public var status: Status {
+        let state = loaded(force: false)
+        return Status(store: self, anchorCount: state.certificates.count, loadedAt: state.loadedAt, generation: state.generation)
+    }
+
+    private func loaded(force: Bool) -> Loaded {
         let slot = Self.slots.withLock { slots in
             if let slot = slots[self] { return slot }
             let slot = Slot()
             slots[self] = slot
             return slot
         }
-        return slot.certificates.withLock { loaded in
-            if let loaded { return loaded }
-            let read = load()
-            loaded = read
-            return read
+        let now = ContinuousClock.now
+        return slot.state.withLock { state in
+            if var current = state {
+                if !force && now - current.checkedAt < Self.checkInterval { return current }
+                let signature = fileSignature()
+                current.checkedAt = now
+                if signature != current.signature {
+                    let read = load()
+                    current.signature = signature
+                    current.loadedAt = Date()
+                    if read != current.certificates {
+                        current.certificates = read
+                        current.generation += 1
+                    }
+                }
+                state = current
+                return current
+            }
+            let signature = fileSignature()
+            let first = Loaded(certificates: load(), signature: signature, checkedAt: now, loadedAt: Date(), generation: 0)
+            state = first
+            return first
         }
+    }
+
+    /// What identifies one file's version without reading it.
+    private struct FileSignature: Hashable {
+        let path: String
+        let size: Int
+        let modified: Date?
+        let inode: Int
+    }
+
+    /// The files of the store and of its directories, with their sizes, modification times and
+    /// inodes: `update-ca-certificates` replaces the bundle (a new inode) and the directory's links.
+    private func fileSignature() -> [FileSignature] {
+        let fm = FileManager.default
+        func signature(_ path: String) -> FileSignature {
+            let attributes = (try? fm.attributesOfItem(atPath: path)) ?? [:]
+            return FileSignature(path: path, size: (attributes[.size] as? NSNumber)?.intValue ?? -1,
+                                 modified: attributes[.modificationDate] as? Date,
+                                 inode: (attributes[.systemFileNumber] as? NSNumber)?.intValue ?? -1)
+        }
+        var result = files.map(signature)
+        for dir in directories {
+            result.append(signature(dir))
+            let names = ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+            for name in names where Self.isCertificateFileName(name) { result.append(signature(dir + "/" + name)) }
+        }
+        return result
     }
 
     /// Reads the store now, on a background thread, so that the first evaluation against it does

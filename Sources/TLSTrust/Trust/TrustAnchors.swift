@@ -56,8 +56,19 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The system store's generation when it is included, else 0.
+    var systemStoreGeneration: Int { includesSystemStore ? systemStore.generation : 0 }
+
+    /// The cache, emptied first when it was built from an older system store (the store's files
+    /// changed: ``SystemTrustStore/generation``), so that a removed CA is not trusted from a cache.
+    var freshCache: PreparedAnchorCache {
+        if includesSystemStore { cache.discardIfBuilt(before: systemStore.generation) }
+        return cache
+    }
+
     /// The backend's prepared store for these anchors, made on first use and cached.
     public func store(for backend: any TrustBackend) throws -> any TrustAnchorStore {
+        let cache = freshCache
         if let s = cache.stores.withLock({ $0[backend.identity] }) { return s }
         let system = includesSystemStore ? backend.systemAnchors(from: systemStore) : []
         let made = try backend.makeAnchorStore(certificates + system)
@@ -78,6 +89,7 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
 
     /// The engine's index of all anchors (custom and system), made on first use and cached.
     var index: AnchorIndex {
+        let cache = freshCache
         if let i = cache.index.withLock({ $0 }) { return i }
         let made = AnchorIndex(allCertificates)
         return cache.index.withLock { slot in
@@ -104,6 +116,19 @@ final class PreparedAnchorCache: Sendable {
     let index = Locked<AnchorIndex?>(nil)
     /// Trusted engine evaluations against these anchors (``VerifiedChainCache``).
     let verifiedChains = VerifiedChainCache.Store()
+    /// The system store generation the contents were built from.
+    private let generation = Locked<Int>(0)
+
+    /// Empties the cache if it was built from a system store generation other than `current`.
+    func discardIfBuilt(before current: Int) {
+        generation.withLock { built in
+            guard built != current else { return }
+            stores.withLock { $0.removeAll() }
+            index.withLock { $0 = nil }
+            verifiedChains.removeAll()
+            built = current
+        }
+    }
 
     private static let systemCaches = Locked<[SystemTrustStore: PreparedAnchorCache]>([:])
 

@@ -103,11 +103,13 @@ public enum VerifiedChainCache {
         guard isEnabled, request.usesVerifiedChainCache else {
             return ValidationEngine(request: request, backend: backend).evaluate()
         }
-        let store = request.anchors.cache.verifiedChains
+        let store = request.anchors.freshCache.verifiedChains
+        let generation = request.anchors.systemStoreGeneration
         let key = Key(request, backend: backend.identity)
         if let cached = store.lookup(key, at: request.verificationDate) { return cached }
         let (evaluation, reusable) = ValidationEngine(request: request, backend: backend).evaluateReportingReuse()
-        if reusable { store.insert(evaluation, for: key) }
+        // Not kept if the system store changed meanwhile: the result may rest on a removed CA.
+        if reusable && request.anchors.systemStoreGeneration == generation { store.insert(evaluation, for: key) }
         return evaluation
     }
 }

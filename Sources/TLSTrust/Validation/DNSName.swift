@@ -58,7 +58,9 @@ enum DNSName {
         guard let h = labels(host), let p = labels(pattern, allowWildcard: true), p.count == h.count else { return false }
         if p[0] == "*" {
             let base = p.dropFirst()
-            guard base.count >= 2, !PublicSuffixList.shared.isPublicSuffix(Array(base)) else { return false }
+            // Without the list nobody can tell `*.co.uk` from `*.example.com`: fail closed, no
+            // wildcard matches (`tlstrust backends` says so loudly).
+            guard base.count >= 2, PublicSuffixList.shared.isLoaded, !PublicSuffixList.shared.isPublicSuffix(Array(base)) else { return false }
             return base.elementsEqual(h.dropFirst())
         }
         return p == h
@@ -69,8 +71,8 @@ enum DNSName {
 /// installed (`/usr/share/publicsuffix/public_suffix_list.dat`), read once per process.
 ///
 /// Used for one rule only: a wildcard never sits directly over a public suffix. Without the file
-/// the engine still requires two labels after a wildcard (so `*.com` is refused) but cannot know
-/// that `co.uk` is a suffix; `docs/validation.md` says so.
+/// the engine cannot know that `co.uk` is a suffix, so it fails closed: no wildcard name matches
+/// at all (``PublicSuffixListStatus`` reports it; `docs/validation.md` says so).
 final class PublicSuffixList: Sendable {
     static let defaultPath = "/usr/share/publicsuffix/public_suffix_list.dat"
     static let shared = PublicSuffixList(path: defaultPath)
