@@ -164,7 +164,9 @@ struct PolicyGraph {
     }
 
     /// Deletes, from the deepest level up, every node that no node one depth down has as a
-    /// parent; nil (the NULL graph) when the deepest level is empty.
+    /// parent; nil (the NULL graph) when the deepest level is empty. Stops at the first level
+    /// that loses nothing (the levels above it cannot lose anything either), so that each
+    /// certificate pays for one level plus what it deletes, not for the whole graph.
     private static func pruned(_ graph: [Level], meter: inout BudgetMeter) throws -> [Level]? {
         guard let deepest = graph.last, !deepest.isEmpty else { return nil }
         var graph = graph
@@ -174,7 +176,9 @@ struct PolicyGraph {
                 try meter.spendPolicyOperations(node.parents.count)
                 referenced.formUnion(node.parents)
             }
-            graph[depth] = graph[depth].filter { referenced.contains($0.key) }
+            let kept = graph[depth].filter { referenced.contains($0.key) }
+            if kept.count == graph[depth].count { break }
+            graph[depth] = kept
         }
         return graph
     }
