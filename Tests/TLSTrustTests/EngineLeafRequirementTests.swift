@@ -121,16 +121,25 @@ struct EngineLeafRequirementTests {
         #expect(KeyUsage(name: "serverAuth") == nil)
     }
 
-    @Test("native verifiers refuse what they cannot honour as unsupported")
-    func nativeUnsupported() throws {
+    @Test("native verifiers: OpenSSL's is told the e-mail address and policy inputs; the rest is unsupported")
+    func nativeVerifiers() throws {
         let pki = try Self.leaf([.rfc822Name("alice@example.com")])
-        for policies: [TrustPolicy] in [[.email(address: "alice@example.com")], [.keyUsage(.digitalSignature)],
-                                        [.certificatePolicies(["1.2.3"], requireExplicitPolicy: true)]] {
+        func native(_ policies: [TrustPolicy], _ backend: any TrustBackend) -> TrustEvaluation {
             var trust = Self.trust(pki, policies)
             trust.engine = .native
-            for backend in EngineBackends.all {
-                #expect(trust.evaluate(using: backend).primaryFailure?.code == .unsupported, "\(backend.name) \(policies)")
-            }
+            return trust.evaluate(using: backend)
+        }
+        for backend in EngineBackends.all {
+            let openssl = backend.name == "openssl"
+            let email = native([.email(address: "alice@example.com")], backend)
+            #expect(openssl ? email.isTrusted : email.primaryFailure?.code == .unsupported, "\(backend.name): \(email)")
+            let other = native([.email(address: "bob@example.com")], backend).primaryFailure?.code
+            #expect(other == (openssl ? .emailAddressMismatch : .unsupported), "\(backend.name)")
+            let two = native([.email(address: "alice@example.com"), .email(address: "bob@example.com")], backend)
+            #expect(two.primaryFailure?.code == .unsupported, "\(backend.name): one address at most")
+            let policy = native([.certificatePolicies(["1.2.3"], requireExplicitPolicy: true)], backend).primaryFailure?.code
+            #expect(policy == (openssl ? .certificatePolicyViolated : .unsupported), "\(backend.name)")
+            #expect(native([.keyUsage(.digitalSignature)], backend).primaryFailure?.code == .unsupported, "\(backend.name)")
         }
     }
 }

@@ -275,6 +275,57 @@ struct EnginePolicyTests {
         #expect(ca.certificate.certificatePolicies == [Self.p1])
     }
 
+    // MARK: Path building
+
+    @Test("a path that fails policy processing makes the builder try the next one")
+    func nextPathAfterPolicyFailure() throws {
+        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
+        let key = try TestPrivateKey(.ecdsaP256)
+        // Two certificates for one CA (same name and key): the first presented forbids the path
+        // a policy-less leaf needs; the second does not.
+        var strict = CertificateProfile.certificateAuthority(commonName: "TLSTrust Cross CA")
+        strict.extensions = [Self.policies(Self.p1), .policyConstraints(requireExplicitPolicy: 0)]
+        let strictCA = try TestPKI.issue(strict, subjectKey: key, issuer: root)
+        var plain = CertificateProfile.certificateAuthority(commonName: "TLSTrust Cross CA")
+        plain.extensions = [Self.policies(Self.p1)]
+        let plainCA = try TestPKI.issue(plain, subjectKey: key, issuer: root)
+        let leaf = try TestPKI.issue(.leaf(commonName: "www.example.com", dnsNames: ["www.example.com"]), issuer: plainCA)
+
+        let both = Trust(certificates: [leaf.certificate, strictCA.certificate, plainCA.certificate],
+                         policies: [.ssl(hostname: "www.example.com")], anchors: .only([root.certificate]))
+        expectEngine(both, .trusted)
+        for backend in EngineBackends.all {
+            #expect(both.evaluate(using: backend).chain.dropFirst().first == plainCA.certificate, "\(backend.name)")
+        }
+        let strictOnly = Trust(certificates: [leaf.certificate, strictCA.certificate],
+                               policies: [.ssl(hostname: "www.example.com")], anchors: .only([root.certificate]))
+        expectEngine(strictOnly, .refused(.certificatePolicyViolated))
+    }
+
+    @Test("OpenSSL's native verifier, told the same inputs, reaches the engine's verdicts")
+    func openSSLNativeAgrees() throws {
+        let required: [TrustPolicy] = [.certificatePolicies([Self.p1], requireExplicitPolicy: true)]
+        let chains: [(String, Minted)] = [
+            ("mapped", try Self.mint([CA(extensions: [Self.policies(Self.p1), .policyMappings([(Self.p1, Self.p2)])])],
+                                     leaf: [Self.policies(Self.p2)])),
+            ("unmapped name", try Self.mint([CA(extensions: [Self.policies(Self.p1), .policyMappings([(Self.p1, Self.p2)])])],
+                                            leaf: [Self.policies(Self.p1)])),
+            ("anyPolicy leaf", try Self.mint([CA(extensions: [Self.policies(Self.p1)])], leaf: [Self.policies(Self.any)])),
+            ("no leaf policy", try Self.mint([CA(extensions: [Self.policies(Self.p1)])], leaf: [])),
+            ("inhibitAnyPolicy 0", try Self.mint([CA(extensions: [Self.policies(Self.any), .inhibitAnyPolicy(0)])],
+                                                 leaf: [Self.policies(Self.any)])),
+        ]
+        let openssl = try #require(EngineBackends.all.first { $0.name == "openssl" })
+        for (name, minted) in chains {
+            var trust = minted.trust(required)
+            let engine = trust.evaluate(using: openssl)
+            trust.engine = .native
+            let native = trust.evaluate(using: openssl)
+            #expect(engine.isTrusted == native.isTrusted, "\(name): engine \(engine), native \(native)")
+            if !native.isTrusted { #expect(native.primaryFailure?.code == .certificatePolicyViolated, "\(name): \(native)") }
+        }
+    }
+
     // MARK: Cache and budget
 
     @Test("the verified-chain cache keys on the policy inputs")
