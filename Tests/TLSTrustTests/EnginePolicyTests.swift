@@ -324,6 +324,20 @@ struct EnginePolicyTests {
             #expect(engine.isTrusted == native.isTrusted, "\(name): engine \(engine), native \(native)")
             if !native.isTrusted { #expect(native.primaryFailure?.code == .certificatePolicyViolated, "\(name): \(native)") }
         }
+        // With the default inputs OpenSSL, as it is, does no policy processing at all (no
+        // X509_V_FLAG_POLICY_CHECK): it trusts the first known wrong result the engine refuses.
+        // A deviation listed in docs/backends.md.
+        var wrong = try Self.mint([CA(extensions: [Self.policies(Self.p1), .policyConstraints(requireExplicitPolicy: 0)])], leaf: []).trust()
+        #expect(wrong.evaluate(using: openssl).primaryFailure?.code == .certificatePolicyViolated)
+        wrong.engine = .native
+        #expect(wrong.evaluate(using: openssl).isTrusted, "OpenSSL's default no longer skips policy processing: update docs/backends.md")
+        // anyPolicy mapped: both refuse, OpenSSL calling the extension invalid.
+        var mapsAny = try Self.mint([CA(extensions: [Self.policies(Self.p1), .policyMappings([(Self.any, Self.p1)])])],
+                                    leaf: [Self.policies(Self.p1)]).trust(required)
+        #expect(mapsAny.evaluate(using: openssl).primaryFailure?.code == .certificatePolicyViolated)
+        mapsAny.engine = .native
+        let nativeMapsAny = mapsAny.evaluate(using: openssl)
+        #expect(nativeMapsAny.primaryFailure?.code == .malformedCertificate, "\(nativeMapsAny)")
     }
 
     // MARK: Cache and budget
