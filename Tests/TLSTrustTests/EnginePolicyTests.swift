@@ -275,6 +275,31 @@ struct EnginePolicyTests {
         #expect(ca.certificate.certificatePolicies == [Self.p1])
     }
 
+    @Test("what is and is not processed: the anchor's extensions, the leaf's requireExplicitPolicy, critical policies")
+    func processingScope() throws {
+        // The trust anchor is an input (§6.1.1 (d)): its own policyConstraints bind nothing.
+        let root = try TestPKI.issue({
+            var p = TestHierarchy.rootProfile()
+            p.extensions = [.policyConstraints(requireExplicitPolicy: 0), .inhibitAnyPolicy(0)]
+            return p
+        }(), issuer: nil)
+        let ca = try TestPKI.issue(.certificateAuthority(commonName: "TLSTrust Policy CA 1"), issuer: root)
+        let leaf = try TestPKI.issue(.leaf(commonName: "www.example.com", dnsNames: ["www.example.com"]), issuer: ca)
+        expectEngine(Trust(certificates: [leaf.certificate, ca.certificate], policies: [.ssl(hostname: "www.example.com")],
+                           anchors: .only([root.certificate])), .trusted)
+        // The leaf's own requireExplicitPolicy 0 applies at wrap-up (§6.1.5 (b)).
+        expectEngine(try Self.mint([CA(extensions: [Self.policies(Self.p1)])],
+                                   leaf: [.policyConstraints(requireExplicitPolicy: 0)]).trust(),
+                     .refused(.certificatePolicyViolated))
+        expectEngine(try Self.mint([CA(extensions: [Self.policies(Self.p1)])],
+                                   leaf: [Self.policies(Self.p1), .policyConstraints(requireExplicitPolicy: 0)]).trust(),
+                     .trusted)
+        // Critical policy extensions are processed, never "unhandled".
+        expectEngine(try Self.mint([CA(extensions: [.certificatePolicies([Self.p1], critical: true), .inhibitAnyPolicy(5),
+                                                    .policyMappings([(Self.p1, Self.p2)]), .policyConstraints(inhibitPolicyMapping: 3)])],
+                                   leaf: [.certificatePolicies([Self.p2], critical: true)]).trust(), .trusted)
+    }
+
     // MARK: Path building
 
     @Test("a path that fails policy processing makes the builder try the next one")
