@@ -234,6 +234,10 @@ struct EnginePolicyTests {
         expectEngine(minted.trust([.certificatePolicies([Self.p1]), .certificatePolicies([Self.p1], requireExplicitPolicy: true)]),
                      .refused(.invalidPolicy))
         expectEngine(minted.trust([.certificatePolicies([Self.p1]), .certificatePolicies([Self.p1])]), .trusted, "equal duplicates agree")
+        // anyPolicy with others is anyPolicy: the same as the default, not a contradiction.
+        expectEngine(minted.trust([.certificatePolicies([Self.any, Self.p1]), .certificatePolicies()]), .trusted)
+        let request = try minted.trust([.certificatePolicies([Self.any, Self.p1])]).makeRequest(for: EngineBackends.all[0])
+        #expect(request.certificatePolicyInputs.isDefault)
     }
 
     // MARK: Parsing

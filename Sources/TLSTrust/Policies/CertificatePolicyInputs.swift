@@ -9,7 +9,8 @@ public struct CertificatePolicyInputs: Sendable, Hashable, CustomStringConvertib
     public static let anyPolicy = "2.5.29.32.0"
 
     /// user-initial-policy-set: the policies the caller accepts, in the trust anchor's policy
-    /// domain (before any mapping). `[anyPolicy]` accepts every policy.
+    /// domain (before any mapping). `[anyPolicy]` accepts every policy (a set that holds anyPolicy
+    /// is kept as just `[anyPolicy]`).
     public let initialPolicySet: Set<String>
     /// initial-explicit-policy: the path must be valid for at least one policy of the initial set.
     public let requiresExplicitPolicy: Bool
@@ -33,7 +34,11 @@ public struct CertificatePolicyInputs: Sendable, Hashable, CustomStringConvertib
         for oid in initialPolicySet.sorted() where !Self.isDottedOID(oid) {
             throw TLSTrustError(.invalidArgument, "'\(oid)' is not a policy OID (dotted decimal, e.g. 2.23.140.1.2.1)")
         }
-        self.init(uncheckedInitialPolicySet: initialPolicySet, requiresExplicitPolicy: requiresExplicitPolicy,
+        // A set holding anyPolicy accepts every policy: the other members change nothing, so the
+        // set is kept as [anyPolicy] and compares equal to it (no false "contradictory" input, no
+        // needless native-verifier feature).
+        let set = initialPolicySet.contains(Self.anyPolicy) ? [Self.anyPolicy] : initialPolicySet
+        self.init(uncheckedInitialPolicySet: set, requiresExplicitPolicy: requiresExplicitPolicy,
                   inhibitsPolicyMapping: inhibitsPolicyMapping, inhibitsAnyPolicy: inhibitsAnyPolicy)
     }
 
