@@ -93,6 +93,7 @@ struct OpenSSLNativeVerifier {
         case nil:
             break
         }
+        if let refusal = applyIdentityAndPolicies(request, to: param, fail: fail) { return refusal }
 
         let recorder = Recorder()
         _ = COpenSSL_X509_STORE_CTX_set_app_data(ctx, Unmanaged.passUnretained(recorder).toOpaque())

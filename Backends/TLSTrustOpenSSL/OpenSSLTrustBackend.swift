@@ -30,7 +30,8 @@ public struct OpenSSLTrustBackend: TrustBackend {
     /// Built once: the core asks for the capabilities on every evaluation.
     private static let fixedCapabilities = TrustBackendCapabilities(
         signatureSchemes: SignatureScheme.all,
-        nativeVerifier: [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains])
+        nativeVerifier: [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains,
+                         .certificatePolicies, .emailAddress])
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try OpenSSLCertificate(derEncoded: derEncoded)

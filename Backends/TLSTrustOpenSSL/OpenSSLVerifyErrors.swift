@@ -44,8 +44,10 @@ enum OpenSSLVerifyErrors {
              X509_V_ERR_UNSUPPORTED_CONSTRAINT_TYPE, X509_V_ERR_UNSUPPORTED_CONSTRAINT_SYNTAX,
              X509_V_ERR_UNSUPPORTED_NAME_SYNTAX, X509_V_ERR_PROXY_SUBJECT_NAME_VIOLATION:
             return .nameConstraintsViolated
-        case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_EMAIL_MISMATCH:
+        case X509_V_ERR_HOSTNAME_MISMATCH:
             return .hostnameMismatch
+        case X509_V_ERR_EMAIL_MISMATCH:
+            return .emailAddressMismatch
         case X509_V_ERR_IP_ADDRESS_MISMATCH:
             return .ipAddressMismatch
         case X509_V_ERR_EE_KEY_TOO_SMALL, X509_V_ERR_CA_KEY_TOO_SMALL, X509_V_ERR_CA_MD_TOO_WEAK,
@@ -62,7 +64,7 @@ enum OpenSSLVerifyErrors {
              X509_V_ERR_CA_CERT_MISSING_KEY_USAGE, X509_V_ERR_EXTENSIONS_REQUIRE_VERSION_3:
             return .malformedCertificate
         case X509_V_ERR_NO_EXPLICIT_POLICY:
-            return .invalidPolicy
+            return .certificatePolicyViolated
         default:
             // X509_V_ERR_UNSPECIFIED, OUT_OF_MEM, INVALID_CALL, STORE_LOOKUP, and CRL / DANE / OCSP /
             // SCT / Suite B codes that TLSTrust never enables.

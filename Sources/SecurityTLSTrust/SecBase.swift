@@ -23,6 +23,7 @@ public let errSecNoBasicConstraints: OSStatus = -67604
 public let errSecNoBasicConstraintsCA: OSStatus = -67605
 public let errSecInvalidKeyUsageForPolicy: OSStatus = -67608
 public let errSecInvalidExtendedKeyUsage: OSStatus = -67609
+public let errSecSMIMEEmailAddressesNotFound: OSStatus = -67623
 public let errSecPathLengthConstraintExceeded: OSStatus = -67611
 public let errSecInvalidRoot: OSStatus = -67612
 public let errSecIncompleteCertRevocationCheck: OSStatus = -67635
@@ -66,6 +67,7 @@ enum ErrorMessages {
         errSecNoBasicConstraintsCA: "No basic CA constraints were found.",
         errSecInvalidKeyUsageForPolicy: "The key usage is not valid for the specified policy.",
         errSecInvalidExtendedKeyUsage: "The extended key usage is not valid.",
+        errSecSMIMEEmailAddressesNotFound: "An email address mismatch was encountered.",
         errSecPathLengthConstraintExceeded: "The path length constraint was exceeded.",
         errSecInvalidRoot: "The root or anchor certificate is not valid.",
         errSecIncompleteCertRevocationCheck: "An incomplete certificate revocation check occurred.",

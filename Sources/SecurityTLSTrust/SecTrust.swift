@@ -136,6 +136,9 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         switch code {
         case .expired, .notYetValid: errSecCertificateExpired        // Apple reports both as expired
         case .hostnameMismatch, .ipAddressMismatch: errSecHostNameMismatch
+        case .emailAddressMismatch: errSecSMIMEEmailAddressesNotFound
+        // Apple's policy checks fail a chain whose CAs' policy constraints are not met as not trusted.
+        case .certificatePolicyViolated: errSecNotTrusted
         case .unknownIssuer, .untrustedRoot, .badSignature, .weakAlgorithm: errSecNotTrusted
         case .notCertificateAuthority: errSecNoBasicConstraintsCA
         case .pathLengthExceeded: errSecPathLengthConstraintExceeded

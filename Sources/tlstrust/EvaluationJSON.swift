@@ -82,6 +82,8 @@ enum EvaluationJSON {
         let chain: [CertificateRecord]
         let failures: [FailureRecord]
         let timeMicroseconds: Int?
+        /// The RFC 5280 §6.1 policy sets of a trusted engine evaluation; `null` otherwise.
+        var certificatePolicies: PolicyRecord? = nil
         /// `compare` only: the native verifier's evaluation of the same request.
         var native: Nested?
         /// `evaluate` only: the rule beyond validation that decided (`--pin`, a pin set, a
@@ -104,10 +106,23 @@ enum EvaluationJSON {
             try container.encodeIfPresent(timeMicroseconds, forKey: .timeMicroseconds)
             try container.encodeIfPresent(native, forKey: .native)
             try container.encodeIfPresent(rule, forKey: .rule)
+            try container.encode(certificatePolicies, forKey: .certificatePolicies)
         }
 
         private enum CodingKeys: String, CodingKey {
             case schemaVersion, input, backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native, rule
+            case certificatePolicies
+        }
+    }
+
+    /// The authority- and user-constrained policy sets, each sorted.
+    struct PolicyRecord: Encodable {
+        let authorityConstrained: [String]
+        let userConstrained: [String]
+
+        init(_ policies: ValidatedCertificatePolicies) {
+            authorityConstrained = policies.authorityConstrained.sorted()
+            userConstrained = policies.userConstrained.sorted()
         }
     }
 
@@ -131,7 +146,7 @@ enum EvaluationJSON {
         _ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest, micros: Int? = nil
     ) -> Record {
         let iso = ISO8601DateFormatter()
-        return Record(
+        var record = Record(
             backend: backend.name,
             libraryVersion: backend.libraryVersion,
             engine: request.engine.rawValue,
@@ -148,6 +163,8 @@ enum EvaluationJSON {
                       nativeDescription: $0.nativeDescription)
             },
             timeMicroseconds: micros)
+        record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init)
+        return record
     }
 
     /// - Parameters:
@@ -165,6 +182,7 @@ enum EvaluationJSON {
                             chain: record.chain, failures: record.failures, timeMicroseconds: record.timeMicroseconds,
                             native: nil, rule: rule)
             record.input = input
+            if trusted { record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init) }
         }
         return encode(record)
     }

@@ -37,6 +37,22 @@ struct EvaluationOptions: ParsableArguments {
     @Flag(help: "Let a leaf with no SAN of the host name's type match it by its subject common name (legacy).")
     var allowCommonName = false
 
+    @Option(name: .customLong("policy"), help: ArgumentHelp(
+        "Repeatable: an acceptable certificate policy OID, the user-initial-policy-set of RFC 5280 §6.1.1 (c) (default: anyPolicy).",
+        valueName: "OID"))
+    var policyOIDs: [String] = []
+
+    @Flag(help: "initial-explicit-policy (RFC 5280 §6.1.1 (f)): the path must be valid for at least one policy of the initial set.")
+    var requireExplicitPolicy = false
+
+    @Option(help: ArgumentHelp("The peer must be named by this rfc822Name in its subjectAltName (S/MIME-style). Not with --hostname.",
+                               valueName: "ADDRESS"))
+    var email: String?
+
+    @Option(name: .customLong("key-usage"), help: ArgumentHelp(
+        "Repeatable: a keyUsage bit the leaf must assert (\(KeyUsage.allNames.joined(separator: ", "))).", valueName: "NAME"))
+    var keyUsages: [String] = []
+
     /// The instants X.509 can express (GeneralizedTime years 0001–9999), in Unix seconds. Outside
     /// this range a time is not a usable verification date: converting it for the libraries
     /// overflows (a crash) or makes them misreport every certificate as malformed.
@@ -57,6 +73,7 @@ struct EvaluationOptions: ParsableArguments {
         if allowCommonName && hostname == nil {
             throw ValidationError("--allow-common-name needs --hostname (it changes how a host name is matched)")
         }
+        try validateIdentityAndPolicyOptions()
     }
 
     /// Why `name` is neither an IP literal nor a DNS name (RFC 1123 letters, digits and hyphens,
@@ -94,6 +111,7 @@ struct EvaluationOptions: ParsableArguments {
         }
         if let purpose { policies.append(.purpose(purpose)) }
         if let maxChainDepth { policies.append(.maximumChainDepth(maxChainDepth)) }
+        policies += identityAndPolicyOptions
 
         var trust = Trust(certificates: chain, policies: policies)
         if let anchors {

@@ -97,7 +97,8 @@ struct NativeVerifierTests {
     }
 
     @Test func theDeclaredNativeFeaturesAreWhatEachLibraryCanBeTold() {
-        #expect(OpenSSLTrustBackend().capabilities.nativeVerifier == [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains])
+        #expect(OpenSSLTrustBackend().capabilities.nativeVerifier == [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains,
+                                                                      .certificatePolicies, .emailAddress])
         #expect(GnuTLSTrustBackend().capabilities.nativeVerifier == [.dnsHostName, .ipAddressHost, .purpose, .partialChains])
         #expect(MbedTLSTrustBackend().capabilities.nativeVerifier == [.dnsHostName, .purpose, .partialChains])
     }

@@ -35,6 +35,8 @@ struct ParsedCertificate: Sendable {
     var nameConstraints: NameConstraints?
     /// Why the nameConstraints extension is unusable, when it is (the engine refuses such a CA).
     var nameConstraintsProblem: String?
+    /// certificatePolicies, policyMappings, policyConstraints, inhibitAnyPolicy (``PolicyGraph``).
+    var policyExtensions = CertificatePolicyExtensions()
 
     init(_ der: [UInt8]) throws {
         var outer = DERReader(der)
@@ -111,6 +113,10 @@ struct ParsedCertificate: Sendable {
             guard seen.insert(oid).inserted else { throw DERError(description: "duplicate extension \(oid)") }
             extensions.append((oid, critical))
             var v = DERReader(der, contentsOf: value)
+            if try policyExtensions.parse(oid, der, &v) {
+                guard v.isAtEnd else { throw DERError(description: "trailing data in extension \(oid)") }
+                continue
+            }
             switch oid {
             case "2.5.29.17": try parseSubjectAltName(der, try v.read(DERTag.sequence, "GeneralNames"))
             case "2.5.29.19": try parseBasicConstraints(der, try v.read(DERTag.sequence, "BasicConstraints"), critical)

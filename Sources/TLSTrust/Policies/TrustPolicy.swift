@@ -13,6 +13,9 @@ public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
         case profile(ValidationProfile)
         case purpose(KeyPurpose)
         case maximumChainDepth(Int)
+        case certificatePolicies(Set<String>, explicit: Bool, inhibitMapping: Bool, inhibitAny: Bool)
+        case email(String)
+        case keyUsage(KeyUsage)
     }
 
     let kind: Kind
@@ -61,6 +64,11 @@ public struct TrustPolicy: Sendable, Hashable, CustomStringConvertible {
         case .profile(let p): return "profile(\(p))"
         case .purpose(let p): return "purpose(\(p))"
         case .maximumChainDepth(let n): return "maximumChainDepth(\(n))"
+        case .certificatePolicies(let set, let explicit, let inhibitMapping, let inhibitAny):
+            return "certificatePolicies(\(set.sorted().joined(separator: ", "))\(explicit ? ", explicit" : "")"
+                + "\(inhibitMapping ? ", no mapping" : "")\(inhibitAny ? ", no anyPolicy" : ""))"
+        case .email(let address): return "email(\(address))"
+        case .keyUsage(let usage): return "keyUsage(\(usage.names.joined(separator: ", ")))"
         }
     }
 }

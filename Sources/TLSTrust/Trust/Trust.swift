@@ -93,6 +93,7 @@ public struct Trust: Sendable {
         var depth: Int?
         var allowsCommonName = false
         var profile: ValidationProfile?
+        var identityAndPolicies = RequestPolicyInputs()
         for policy in policies {
             switch policy.kind {
             case .basicX509:
@@ -123,7 +124,12 @@ public struct Trust: Sendable {
             case .maximumChainDepth(let n):
                 guard n >= 0 else { throw TLSTrustError(.invalidArgument, "maximum chain depth must not be negative") }
                 depth = min(depth ?? n, n)
+            case .certificatePolicies, .email, .keyUsage:
+                try identityAndPolicies.add(policy.kind)
             }
+        }
+        if host != nil, !identityAndPolicies.emailAddresses.isEmpty {
+            throw TLSTrustError(.invalidArgument, "contradictory policies: an SSL host name and an e-mail address")
         }
         return TrustEvaluationRequest(
             leaf: leaf,
@@ -137,7 +143,10 @@ public struct Trust: Sendable {
             hasExplicitVerificationDate: verificationDate != nil,
             profile: profile ?? .webPKI,
             engine: engine,
-            usesVerifiedChainCache: usesVerifiedChainCache
+            usesVerifiedChainCache: usesVerifiedChainCache,
+            certificatePolicyInputs: identityAndPolicies.certificatePolicies ?? .default,
+            emailAddresses: identityAndPolicies.emailAddresses,
+            requiredKeyUsage: identityAndPolicies.keyUsage
         )
     }
 

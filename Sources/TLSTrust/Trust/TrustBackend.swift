@@ -155,14 +155,24 @@ public struct TrustEvaluationRequest: Sendable {
     public let engine: TrustEngine
     /// Whether a trusted result may come from, and go to, the anchors' ``VerifiedChainCache``.
     public let usesVerifiedChainCache: Bool
+    /// The caller's RFC 5280 §6.1 certificate-policy inputs (default: anyPolicy, nothing required).
+    public let certificatePolicyInputs: CertificatePolicyInputs
+    /// E-mail addresses the leaf must carry as rfc822Name SANs, each already validated; empty: none.
+    public let emailAddresses: [String]
+    /// keyUsage bits the leaf must assert (a leaf without the extension allows all); empty: none.
+    public let requiredKeyUsage: KeyUsage
 
     public init(
         leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors,
         host: HostIdentity? = nil, allowsCommonNameFallback: Bool = false, purpose: KeyPurpose = .any,
         maximumIntermediates: Int? = nil, verificationDate: Date = Date(), hasExplicitVerificationDate: Bool = false,
-        profile: ValidationProfile = .webPKI, engine: TrustEngine = .core, usesVerifiedChainCache: Bool = true
+        profile: ValidationProfile = .webPKI, engine: TrustEngine = .core, usesVerifiedChainCache: Bool = true,
+        certificatePolicyInputs: CertificatePolicyInputs = .default, emailAddresses: [String] = [], requiredKeyUsage: KeyUsage = []
     ) {
         self.usesVerifiedChainCache = usesVerifiedChainCache
+        self.certificatePolicyInputs = certificatePolicyInputs
+        self.emailAddresses = emailAddresses
+        self.requiredKeyUsage = requiredKeyUsage
         self.leaf = leaf
         self.intermediates = intermediates
         self.anchors = anchors
@@ -191,6 +201,9 @@ public struct TrustEvaluationRequest: Sendable {
         if purpose != .any { f.insert(.purpose) }
         if maximumIntermediates != nil { f.insert(.maximumDepth) }
         if anchors.certificates.contains(where: { !$0.isSelfIssued }) { f.insert(.partialChains) }
+        if !certificatePolicyInputs.isDefault { f.insert(.certificatePolicies) }
+        if !emailAddresses.isEmpty { f.insert(.emailAddress) }
+        if !requiredKeyUsage.isEmpty { f.insert(.keyUsage) }
         return f
     }
 

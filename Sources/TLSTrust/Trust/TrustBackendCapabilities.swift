@@ -33,11 +33,18 @@ public struct NativeVerifierFeatures: OptionSet, Sendable, Hashable, CustomStrin
     public static let maximumDepth = Self(rawValue: 1 << 4)
     /// Anchors that are not self-signed end a path (partial chains).
     public static let partialChains = Self(rawValue: 1 << 5)
+    /// Certificate-policy inputs other than the default (RFC 5280 §6.1.1 (c), (e), (f), (g)).
+    public static let certificatePolicies = Self(rawValue: 1 << 6)
+    /// An e-mail address (rfc822Name) the leaf must carry.
+    public static let emailAddress = Self(rawValue: 1 << 7)
+    /// keyUsage bits the leaf must assert.
+    public static let keyUsage = Self(rawValue: 1 << 8)
 
     static let names: [(Self, String)] = [
         (.verificationTime, "verification time"), (.dnsHostName, "DNS host name"),
         (.ipAddressHost, "IP address host"), (.purpose, "purpose"), (.maximumDepth, "maximum depth"),
-        (.partialChains, "partial chains"),
+        (.partialChains, "partial chains"), (.certificatePolicies, "certificate policies"),
+        (.emailAddress, "e-mail address"), (.keyUsage, "key usage"),
     ]
 
     public var description: String {

@@ -26,6 +26,10 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     public let failures: [TrustFailure]
     /// The name of the backend that evaluated.
     public let backendName: String
+    /// What the trusted path is valid for under RFC 5280 §6.1 certificate-policy processing (the
+    /// authority- and user-constrained policy sets); nil when not trusted, and for the native
+    /// verifier, which does not report them.
+    public internal(set) var certificatePolicies: ValidatedCertificatePolicies?
     /// Set only by ``ResultCheck`` (the last gate every trusted result of an evaluation passes):
     /// an evaluation made with the public initializer never has it, so a ``ValidatedChain`` cannot
     /// be fabricated from a list of certificates.

@@ -36,6 +36,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
         case purposeNotAllowed, chainTooLong, weakAlgorithm, malformedCertificate, invalidKeyUsage
         case unhandledCriticalExtension, invalidPolicy, revoked, internalError
         case budgetExhausted, unsupported
+        case certificatePolicyViolated, emailAddressMismatch
     }
 
     let value: Value
@@ -75,11 +76,17 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
     public static let unhandledCriticalExtension = Self(.unhandledCriticalExtension)
     /// The policies asked for are contradictory or unusable (e.g. two different host names).
     public static let invalidPolicy = Self(.invalidPolicy)
+    /// The path is not valid for any acceptable certificate policy where one is required (RFC 5280
+    /// §6.1, by the caller's ``TrustPolicy/certificatePolicies(_:requireExplicitPolicy:inhibitPolicyMapping:inhibitAnyPolicy:)``
+    /// or by a CA's policyConstraints), or a CA maps anyPolicy (§6.1.4 (a)).
+    public static let certificatePolicyViolated = Self(.certificatePolicyViolated)
+    /// The leaf does not carry the requested e-mail address (``TrustPolicy/email(address:)``).
+    public static let emailAddressMismatch = Self(.emailAddressMismatch)
     /// A certificate has been revoked.
     public static let revoked = Self(.revoked)
     /// The backend failed for a reason that says nothing about the chain (out of memory, a library bug).
     public static let internalError = Self(.internalError)
-    /// Path building or name-constraint checking used up its work budget before finding a valid
+    /// Path building, name-constraint checking or certificate-policy processing used up its work budget before finding a valid
     /// path: the input is hostile or absurd, and it is refused rather than worked on without end.
     public static let budgetExhausted = Self(.budgetExhausted)
     /// The backend cannot honour the request at all (an option its native verifier lacks, a
@@ -100,8 +107,9 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
         let order: [Value] = [
             .unsupported, .malformedCertificate, .internalError, .invalidPolicy, .budgetExhausted, .badSignature, .weakAlgorithm,
             .unhandledCriticalExtension, .unknownIssuer, .untrustedRoot, .notCertificateAuthority,
-            .invalidKeyUsage, .pathLengthExceeded, .chainTooLong, .nameConstraintsViolated, .revoked,
-            .expired, .notYetValid, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
+            .invalidKeyUsage, .pathLengthExceeded, .chainTooLong, .nameConstraintsViolated, .certificatePolicyViolated,
+            .revoked, .expired, .notYetValid, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
+            .emailAddressMismatch,
         ]
         return order.firstIndex(of: value) ?? order.count
     }
@@ -113,7 +121,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
         switch value {
         case .badSignature, .malformedCertificate, .notCertificateAuthority, .pathLengthExceeded,
              .nameConstraintsViolated, .unhandledCriticalExtension, .revoked, .internalError,
-             .budgetExhausted, .unsupported:
+             .budgetExhausted, .unsupported, .certificatePolicyViolated:
             return false
         default:
             return true

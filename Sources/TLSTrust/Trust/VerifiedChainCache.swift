@@ -7,7 +7,8 @@ import Synchronization
 /// Rules, each proved by `Tests/TLSTrustTests/VerifiedChainCacheTests.swift`:
 /// - **Same question only.** An entry answers only an evaluation of the same presented chain
 ///   (byte for byte, in order), on the same backend, under the same policies (host, purpose,
-///   common-name fallback, depth limit, profile) — and against the same anchors: each anchor set
+///   common-name fallback, depth limit, profile, certificate-policy inputs, e-mail addresses,
+///   required key usages) — and against the same anchors: each anchor set
 ///   (``TrustAnchors`` value and its copies) has its own cache, so changing the anchors starts
 ///   from an empty one, and a change of policies is a different key.
 /// - **Within the validity of the whole path.** An entry answers only for an instant between the
@@ -47,6 +48,9 @@ public enum VerifiedChainCache {
         let purpose: KeyPurpose
         let maximumIntermediates: Int?
         let profile: ValidationProfile
+        let certificatePolicyInputs: CertificatePolicyInputs
+        let emailAddresses: [String]
+        let requiredKeyUsage: KeyUsage
 
         init(_ request: TrustEvaluationRequest, backend: BackendIdentity) {
             chain = [request.leaf] + request.intermediates
@@ -56,6 +60,9 @@ public enum VerifiedChainCache {
             purpose = request.purpose
             maximumIntermediates = request.maximumIntermediates
             profile = request.profile
+            certificatePolicyInputs = request.certificatePolicyInputs
+            emailAddresses = request.emailAddresses
+            requiredKeyUsage = request.requiredKeyUsage
         }
     }
 

@@ -13,9 +13,8 @@ enum ExtensionOID {
     static let inhibitAnyPolicy = "2.5.29.54"
 
     /// Extensions the engine processes, so their criticality does not make a certificate
-    /// unusable. The policy extensions are accepted without policy processing: the engine never
-    /// requires an explicit policy, which is what RFC 5280 §6.1 yields for an initial policy set of
-    /// anyPolicy with no explicit policy required — the setting every TLS verifier uses.
+    /// unusable. The four policy extensions are processed by ``PolicyGraph`` (RFC 5280 §6.1 with
+    /// RFC 9618's policy graph) on every path, whatever the caller's policy inputs.
     /// AKI and SKI are listed because they are processed; they must not be critical anyway
     /// (``StructuralRules``).
     static let processed: Set<String> = [

@@ -21,6 +21,8 @@ struct PathBuilder<Backend: TrustBackend> {
     struct Outcome {
         /// A path that validated, leaf first.
         var trusted: [Certificate]?
+        /// The certificate policies the trusted path is valid for.
+        var trustedPolicies: ValidatedCertificatePolicies?
         /// The first complete path that failed validation, with its failures.
         var firstRejected: (path: [Certificate], failures: [TrustFailure])?
         /// The longest path that could not be extended to an anchor.
@@ -88,9 +90,10 @@ struct PathBuilder<Backend: TrustBackend> {
     }
 
     private func consider(complete path: [Certificate], outcome: inout Outcome, meter: inout BudgetMeter) throws {
-        let failures = try validator.failures(of: path, meter: &meter)
+        let (failures, policies) = try validator.validate(path, meter: &meter)
         if failures.isEmpty {
             outcome.trusted = path
+            outcome.trustedPolicies = policies
         } else if outcome.firstRejected == nil {
             outcome.firstRejected = (path, failures)
         }

@@ -9,6 +9,12 @@ struct PathValidator {
     let request: TrustEvaluationRequest
 
     func failures(of path: [Certificate], meter: inout BudgetMeter) throws -> [TrustFailure] {
+        try validate(path, meter: &meter).failures
+    }
+
+    /// Every failure of `path` and, when certificate-policy processing passed, the policy sets
+    /// the path is valid for (``PolicyGraph``).
+    func validate(_ path: [Certificate], meter: inout BudgetMeter) throws -> (failures: [TrustFailure], policies: ValidatedCertificatePolicies?) {
         var out: [TrustFailure] = []
         func fail(_ code: TrustFailureCode, _ index: Int?, _ message: String) {
             out.append(TrustFailure(code, certificateIndex: index, nativeCode: 0, nativeDescription: message))
@@ -82,7 +88,10 @@ struct PathValidator {
            let mismatch = HostNameMatcher.mismatch(path[0], host, allowingCommonName: request.allowsCommonNameFallback) {
             fail(host.isIPAddress ? .ipAddressMismatch : .hostnameMismatch, 0, "\(host): \(mismatch)")
         }
-        return out
+        out += LeafRequirements.failures(of: path[0], for: request)
+        let policy = try PolicyGraph.process(path, inputs: request.certificatePolicyInputs, meter: &meter)
+        if let failure = policy.failure { fail(.certificatePolicyViolated, failure.index, failure.message) }
+        return (out, policy.policies)
     }
 
     /// Applies the constraints of the CA at `caIndex` to every certificate below it: the leaf, and

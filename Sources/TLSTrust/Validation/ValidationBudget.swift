@@ -12,13 +12,18 @@ public struct ValidationBudget: Sendable, Hashable {
     public var nameConstraintComparisons: Int
     /// The longest path considered, in certificates (leaf and anchor included).
     public var maximumPathLength: Int
+    /// Certificate-policy graph operations (RFC 9618): parent links considered, expected policies
+    /// expanded, mappings applied and nodes pruned, over every candidate path (``PolicyGraph``).
+    public var policyGraphOperations: Int
 
     public init(signatureChecks: Int = 100, pathBuildingSteps: Int = 200_000,
-                nameConstraintComparisons: Int = 250_000, maximumPathLength: Int = 16) {
+                nameConstraintComparisons: Int = 250_000, maximumPathLength: Int = 16,
+                policyGraphOperations: Int = 100_000) {
         self.signatureChecks = signatureChecks
         self.pathBuildingSteps = pathBuildingSteps
         self.nameConstraintComparisons = nameConstraintComparisons
         self.maximumPathLength = maximumPathLength
+        self.policyGraphOperations = policyGraphOperations
     }
 
     /// The default budget.
@@ -27,7 +32,7 @@ public struct ValidationBudget: Sendable, Hashable {
 
 /// The budget being spent by one evaluation.
 struct BudgetMeter {
-    enum Exhausted: Error { case signatures, steps, nameConstraints }
+    enum Exhausted: Error { case signatures, steps, nameConstraints, policyGraph }
 
     private(set) var remaining: ValidationBudget
     init(_ budget: ValidationBudget) { remaining = budget }
@@ -46,6 +51,11 @@ struct BudgetMeter {
         guard remaining.nameConstraintComparisons >= n else { throw Exhausted.nameConstraints }
         remaining.nameConstraintComparisons -= n
     }
+
+    mutating func spendPolicyOperations(_ n: Int) throws {
+        guard remaining.policyGraphOperations >= n else { throw Exhausted.policyGraph }
+        remaining.policyGraphOperations -= n
+    }
 }
 
 extension BudgetMeter.Exhausted: CustomStringConvertible {
@@ -54,6 +64,7 @@ extension BudgetMeter.Exhausted: CustomStringConvertible {
         case .signatures: return "validation budget exhausted: too many signature checks (hostile or absurd chain)"
         case .steps: return "validation budget exhausted: too many path-building steps (hostile or absurd chain)"
         case .nameConstraints: return "validation budget exhausted: too many name-constraint comparisons (hostile or absurd names)"
+        case .policyGraph: return "validation budget exhausted: too many certificate-policy graph operations (hostile or absurd policies)"
         }
     }
 }

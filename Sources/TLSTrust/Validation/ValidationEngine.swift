@@ -28,7 +28,9 @@ struct ValidationEngine<Backend: TrustBackend> {
         let name = backend.name
 
         if let path = outcome.trusted {
-            let evaluation = ResultCheck.checked(request.evaluation(chain: path, failures: [], backendName: name), for: request)
+            var trusted = request.evaluation(chain: path, failures: [], backendName: name)
+            trusted.certificatePolicies = outcome.trustedPolicies
+            let evaluation = ResultCheck.checked(trusted, for: request)
             return (evaluation, evaluation.isTrusted && outcome.firstRejected == nil && outcome.exhausted == nil)
         }
         return (untrusted(outcome), false)

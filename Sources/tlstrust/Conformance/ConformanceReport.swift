@@ -75,10 +75,12 @@ enum ConformanceReport {
             - a DNS or IP `expected_peer_name` is `.ssl(hostname:)`; `extended_key_usage` serverAuth,
               clientAuth, anyExtendedKeyUsage is purpose server, client, any (none: the default);
               `max_chain_depth` is `.maximumChainDepth`; a CLIENT case is `.ssl(server: false)`;
+            - each RFC822 expected peer name is `.email(address:)` (every one required);
+              `key_usage` is `.keyUsage(_:)` (every bit required);
             - a leaf that does not parse is a rejection; an intermediate or anchor that does not parse
               is left out;
-            - not run: CRLs, RFC822 peer names, required key usages or signature algorithms (not
-              expressible yet), and evaluations a backend cannot honour (`.unsupported`).
+            - not run: CRLs and required signature algorithms (not expressible yet), and evaluations
+              a backend cannot honour (`.unsupported`).
 
             Outcomes: **pass**; **false accept** (trusted, but the case expects FAILURE); **false
             reject** (refused, but the case expects SUCCESS); **not run**.

@@ -185,19 +185,27 @@ struct ConformanceCase: Sendable {
         if let algorithms = testcase.signatureAlgorithms, !algorithms.isEmpty {
             throw NotExpressible("a required signature-algorithm set is not expressible")
         }
-        if let usages = testcase.keyUsage, !usages.isEmpty {
-            throw NotExpressible("a required key usage (\(usages.joined(separator: ", "))) is not expressible")
+        var keyUsage = KeyUsage()
+        for name in testcase.keyUsage ?? [] {
+            guard let bit = KeyUsage(name: name) else { throw NotExpressible("key usage \(name) is not expressible") }
+            keyUsage.formUnion(bit)
         }
 
         var names = testcase.expectedPeerName.map { [$0] } ?? []
         for name in testcase.expectedPeerNames ?? [] where !names.contains(name) { names.append(name) }
-        if let name = names.first(where: { $0.kind != "DNS" && $0.kind != "IP" }) {
+        if let name = names.first(where: { $0.kind != "DNS" && $0.kind != "IP" && $0.kind != "RFC822" }) {
             throw NotExpressible("\(name.kind) peer names are not expressible")
         }
+        // RFC822 names become e-mail policies, every one required (`TrustPolicy.email(address:)`).
+        let emails = names.filter { $0.kind == "RFC822" }.map(\.value)
+        names.removeAll { $0.kind == "RFC822" }
         if names.count > 1 { throw NotExpressible("several expected peer names are not expressible") }
+        if !emails.isEmpty && !names.isEmpty { throw NotExpressible("an e-mail address with a host name is not expressible") }
         let host = names.first?.value
 
         var policies: [TrustPolicy] = [.basicX509]
+        policies += emails.map { .email(address: $0) }
+        if !keyUsage.isEmpty { policies.append(.keyUsage(keyUsage)) }
         switch testcase.validationKind {
         case "SERVER":
             if let host { policies.append(.ssl(server: true, hostname: host)) }
