@@ -169,6 +169,7 @@ extension PinningConfiguration {
     /// `res/` folder: the file sits in `res/xml/`, so `@raw/NAME` is `res/raw/NAME.*`.
     ///
     /// - Parameters:
+    ///   - path: the file, normally `…/res/xml/network_security_config.xml`.
     ///   - resources: the `res/` folder; default: the folder two levels above the file.
     ///   - debugBuild: see ``init(androidNetworkSecurityConfig:resources:debugBuild:)``.
     public init(contentsOfAndroidNetworkSecurityConfigFile path: String, resources: AndroidResources? = nil,
