@@ -45,6 +45,7 @@ struct CompareCommand: ParsableCommand {
             print(EvaluationJSON.encode(rows.map { row in
                 var record = EvaluationJSON.record(row.engine.evaluation, backend: row.backend, request: row.engine.request,
                                                    micros: row.engine.micros)
+                record.input = options.jsonInput(verificationDate: trust.verificationDate)
                 record.native = .init(EvaluationJSON.record(row.native.evaluation, backend: row.backend,
                                                             request: row.native.request, micros: row.native.micros))
                 return record

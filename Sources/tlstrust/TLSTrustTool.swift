@@ -13,7 +13,7 @@ struct TLSTrustTool: ParsableCommand {
         abstract: "Certificate-trust evaluation for Linux over OpenSSL, GnuTLS and mbedTLS.",
         // `tlstrust --version`: the tool's name and the package's semantic version on one line
         // (CLI-CONTRACT.md), so that a bug report or a script can say which release it ran.
-        version: "tlstrust \(TLSTrustVersion.string)",
+        version: "tlstrust \(TLSTrustPackage.version)",
         subcommands: [
             EvaluateCommand.self, CompareCommand.self, ConformanceCommand.self, PinCommand.self, LintCommand.self, InspectCommand.self,
             BackendsCommand.self, DemoCommand.self, BenchCommand.self, FetchCommand.self, SoakCommand.self,

@@ -12,13 +12,13 @@ struct AdoptionCommandTests {
     func version() throws {
         let result = try ToolRunner.run(["--version"])
         result.expectExit(0)
-        #expect(result.stdout == "tlstrust \(TLSTrustVersion.string)\n", "\(result)")
-        #expect(TLSTrustVersion.string.split(separator: ".").count == 3)
+        #expect(result.stdout == "tlstrust \(TLSTrustPackage.version)\n", "\(result)")
+        #expect(TLSTrustPackage.version.split(separator: ".").count == 3)
         // The changelog and the constant never disagree.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## [") }
-        #expect(newest?.hasPrefix("## [\(TLSTrustVersion.string)]") == true, "\(newest ?? "no version heading")")
+        #expect(newest?.hasPrefix("## [\(TLSTrustPackage.version)]") == true, "\(newest ?? "no version heading")")
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("LICENSE").path))
     }
 

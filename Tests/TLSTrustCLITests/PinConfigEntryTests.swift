@@ -38,7 +38,11 @@ struct PinConfigEntryTests {
             let reportOnly = try ToolRunner.run(["pin", file, "--config-entry", "one.example.com", "--report-only"])
             reportOnly.expectExit(0)
             #expect(reportOnly.stdout.contains("\"enforce\": false"), "\(reportOnly)")
-            try ToolRunner.run(["pin", file, "--config-entry", "*.example.com", "--report-only"]).expectUsageError(mentioning: ["not a DNS name"])
+            // OkHttp's patterns are domains of the configuration; any other wildcard is not.
+            let pattern = try ToolRunner.run(["pin", file, "--config-entry", "*.example.com", "--report-only"])
+            pattern.expectExit(0)
+            #expect(pattern.stdout.hasPrefix("\"*.example.com\": {"), "\(pattern)")
+            try ToolRunner.run(["pin", file, "--config-entry", "a*.example.com", "--report-only"]).expectUsageError(mentioning: ["not a DNS name"])
             try ToolRunner.run(["pin", file, "--backup-pin", "sha256/x"]).expectUsageError(mentioning: ["--config-entry"])
         }
     }

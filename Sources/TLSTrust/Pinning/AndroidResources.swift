@@ -81,14 +81,7 @@ struct AndroidReader {
         for (i, source) in anchors.children.enumerated() {
             let sourcePath = "\(anchorsPath).certificates[\(i)]"
             try PinningConfiguration.androidCheck(source, at: sourcePath, attributes: ["src", "overridePins"], children: [])
-            let overrides: Bool
-            switch source.attributes["overridePins"] {
-            case nil, "false": overrides = false
-            case "true": overrides = true
-            case let other?:
-                throw PinningError(.malformedConfiguration, "overridePins must be true or false, not \(PinningError.quote(other))",
-                                   keyPath: sourcePath)
-            }
+            let overrides = try PinningConfiguration.androidBool(source, "overridePins", at: sourcePath)
             guard let src = source.attributes["src"] else {
                 throw PinningError(.malformedConfiguration, "missing attribute src (system, user or @raw/NAME)", keyPath: sourcePath)
             }

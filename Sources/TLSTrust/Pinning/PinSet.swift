@@ -101,9 +101,11 @@ public struct PinSet: Sendable, Hashable {
 
     /// A set that turns pinning off for `domain`, inside a parent domain's `includesSubdomains`.
     ///
-    /// - Parameter includesSubdomains: also for every name under `domain` (default false, TrustKit's
-    ///   `TSKExcludeSubdomainFromParentPolicy`, which concerns the one name). Android's unpinned
-    ///   `<domain includeSubdomains="true">` inside a pinned parent is such an exclusion.
+    /// - Parameters:
+    ///   - domain: the host name no longer pinned (a name, never a pattern).
+    ///   - includesSubdomains: also for every name under `domain` (default false, TrustKit's
+    ///     `TSKExcludeSubdomainFromParentPolicy`, which concerns the one name). Android's unpinned
+    ///     `<domain includeSubdomains="true">` inside a pinned parent is such an exclusion.
     public static func excluded(domain: String, includesSubdomains: Bool = false) throws -> PinSet {
         try PinSet(excluding: domain, includesSubdomains: includesSubdomains)
     }

@@ -53,6 +53,8 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
     /// - Parameters:
     ///   - pins: at least one; any one must match a certificate of the validated chain.
     ///   - reporter: default none.
+    ///   - port: the port reports name; default 443.
+    ///   - logger: default ``TrustLogging/logger``.
     /// - Throws: ``PinningError`` `.invalidPinSet` for no pins or more than ``PinSet/maximumPins``.
     public init(pinsForEveryHost pins: [SPKIPin], reporter: (any PinFailureReporter)? = nil, port: Int = 443, logger: Logger? = nil) throws {
         _ = try PinSet(connectionHost: "check", pins: pins)

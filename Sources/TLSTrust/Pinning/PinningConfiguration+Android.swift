@@ -120,14 +120,7 @@ extension PinningConfiguration {
                 let domainPath = "\(path).domain[\(i)]"
                 try Self.androidCheck(domain, at: domainPath, attributes: ["includeSubdomains"], children: [], text: true)
                 let name = domain.text.trimmingCharacters(in: .whitespacesAndNewlines)
-                let include: Bool
-                switch domain.attributes["includeSubdomains"] {
-                case nil, "false": include = false
-                case "true": include = true
-                case let other?:
-                    throw PinningError(.malformedConfiguration, "includeSubdomains must be true or false, not \(PinningError.quote(other))",
-                                       keyPath: domainPath)
-                }
+                let include = try Self.androidBool(domain, "includeSubdomains", at: domainPath)
                 do {
                     guard !name.hasPrefix("*") else {
                         throw PinningError(.invalidPinSet, "not a DNS name: \(PinningError.quote(name)) (Android has no wildcard domains)")
@@ -169,6 +162,7 @@ extension PinningConfiguration {
     /// `res/` folder: the file sits in `res/xml/`, so `@raw/NAME` is `res/raw/NAME.*`.
     ///
     /// - Parameters:
+    ///   - path: the file, normally `…/res/xml/network_security_config.xml`.
     ///   - resources: the `res/` folder; default: the folder two levels above the file.
     ///   - debugBuild: see ``init(androidNetworkSecurityConfig:resources:debugBuild:)``.
     public init(contentsOfAndroidNetworkSecurityConfigFile path: String, resources: AndroidResources? = nil,
@@ -202,9 +196,16 @@ extension PinningConfiguration {
             throw PinningError(.malformedConfiguration, "text inside <\(element.name)> means nothing: \(PinningError.quote(element.text.trimmingCharacters(in: .whitespacesAndNewlines)))",
                                keyPath: path)
         }
-        if let value = element.attributes["cleartextTrafficPermitted"], value != "true" && value != "false" {
-            throw PinningError(.malformedConfiguration, "cleartextTrafficPermitted must be true or false, not \(PinningError.quote(value))",
-                               keyPath: path)
+        _ = try androidBool(element, "cleartextTrafficPermitted", at: path)
+    }
+
+    /// A `true`/`false` attribute (false when absent); any other value is an error naming it.
+    static func androidBool(_ element: XMLTree, _ name: String, at path: String) throws -> Bool {
+        switch element.attributes[name] {
+        case nil, "false": return false
+        case "true": return true
+        case let other?:
+            throw PinningError(.malformedConfiguration, "\(name) must be true or false, not \(PinningError.quote(other))", keyPath: path)
         }
     }
 
