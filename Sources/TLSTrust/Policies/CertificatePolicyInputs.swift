@@ -44,16 +44,31 @@ public struct CertificatePolicyInputs: Sendable, Hashable, CustomStringConvertib
 
     private init(uncheckedInitialPolicySet: Set<String>, requiresExplicitPolicy: Bool, inhibitsPolicyMapping: Bool, inhibitsAnyPolicy: Bool) {
         initialPolicySet = uncheckedInitialPolicySet
+        acceptsAnyPolicy = uncheckedInitialPolicySet.contains(Self.anyPolicy)
         self.requiresExplicitPolicy = requiresExplicitPolicy
         self.inhibitsPolicyMapping = inhibitsPolicyMapping
         self.inhibitsAnyPolicy = inhibitsAnyPolicy
     }
 
-    /// Whether the initial set accepts every policy.
-    public var acceptsAnyPolicy: Bool { initialPolicySet.contains(Self.anyPolicy) }
+    /// Whether the initial set accepts every policy (then it is exactly `[anyPolicy]`).
+    public let acceptsAnyPolicy: Bool
 
     /// Whether these are the default inputs (a native verifier needs no policy setting then).
-    public var isDefault: Bool { self == .default }
+    public var isDefault: Bool { acceptsAnyPolicy && !requiresExplicitPolicy && !inhibitsPolicyMapping && !inhibitsAnyPolicy }
+
+    // Equality and hashing without touching the set in the common case: these inputs are part of
+    // every verified-chain cache key, hashed on every cached evaluation (the hot path).
+    public static func == (a: Self, b: Self) -> Bool {
+        a.requiresExplicitPolicy == b.requiresExplicitPolicy && a.inhibitsPolicyMapping == b.inhibitsPolicyMapping
+            && a.inhibitsAnyPolicy == b.inhibitsAnyPolicy && a.acceptsAnyPolicy == b.acceptsAnyPolicy
+            && (a.acceptsAnyPolicy || a.initialPolicySet == b.initialPolicySet)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        let flags = (requiresExplicitPolicy ? 1 : 0) | (inhibitsPolicyMapping ? 2 : 0) | (inhibitsAnyPolicy ? 4 : 0) | (acceptsAnyPolicy ? 8 : 0)
+        hasher.combine(UInt8(flags))
+        if !acceptsAnyPolicy { hasher.combine(initialPolicySet) }
+    }
 
     /// Whether `text` is an OID in dotted-decimal form as X.509 encodes them: at least two arcs,
     /// the first 0, 1 or 2 (the second below 40 unless the first is 2), decimal digits without
