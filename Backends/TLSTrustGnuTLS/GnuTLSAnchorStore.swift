@@ -15,9 +15,9 @@ import TLSTrust
 /// Because the list borrows our pointers, GnuTLS's verify-output callback names an anchor by the
 /// very pointer we hold, which lets ``byPointer`` map the path GnuTLS verified back to the
 /// caller's `Certificate` values.
-final class GnuTLSAnchorStore: TrustAnchorStore, @unchecked Sendable {  // immutable after init; GnuTLS only reads a trust list and its certificates while verifying
+public final class GnuTLSAnchorStore: TrustAnchorStore, @unchecked Sendable {  // immutable after init; GnuTLS only reads a trust list and its certificates while verifying
     let list: gnutls_x509_trust_list_t
-    let certificates: [Certificate]
+    public let certificates: [Certificate]
     /// The parsed anchors, in the order of `certificates`; they own the pointers the list borrows.
     let parsed: [GnuTLSCertificate]
     /// Each anchor by the address of its `gnutls_x509_crt_t`.

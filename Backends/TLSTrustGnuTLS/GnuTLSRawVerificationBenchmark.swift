@@ -1,5 +1,5 @@
 internal import CGnuTLS
-import TLSTrust
+@_spi(Benchmarking) import TLSTrust
 
 /// GnuTLS doing one chain's verification by itself, for benchmarks: `gnutls_x509_crt_import` of
 /// each presented certificate, then `gnutls_x509_trust_list_verify_crt2` against a trust list
@@ -60,11 +60,12 @@ final class GnuTLSRawVerificationBenchmark: RawVerificationBenchmark, @unchecked
     }
 }
 
-extension GnuTLSTrustBackend {
+@_spi(Benchmarking)
+extension GnuTLSTrustBackend: RawVerificationBenchmarking {
     /// GnuTLS's bare verification of one chain, for benchmarks (``RawVerificationBenchmark``).
     public func makeRawVerificationBenchmark(
         leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
-    ) throws -> (any RawVerificationBenchmark)? {
+    ) throws -> any RawVerificationBenchmark {
         try GnuTLSRawVerificationBenchmark(leaf: leaf, intermediates: intermediates, anchor: anchor, hostname: hostname)
     }
 }

@@ -67,8 +67,7 @@ final class GnuTLSTLSSession: TLSSession {
         // GNUTLS_NO_TICKETS: no session ticket is asked for or used; with no session data set, the
         // client never offers resumption, so every handshake reaches the trust decision.
         try makeSession(flags: UInt32(GNUTLS_CLIENT) | UInt32(GNUTLS_NO_TICKETS), versions: versions)
-        let name = configuration.serverName ?? context.host
-        if Self.isDNSName(name) {
+        if let name = ServerNameIndication.hostName(configured: configuration.serverName, host: context.host) {
             let status = name.withCString { gnutls_server_name_set(handle, GNUTLS_NAME_DNS, $0, strlen($0)) }
             guard status >= 0 else { throw setupError("gnutls_server_name_set(\(name))", status) }
         }
@@ -460,17 +459,6 @@ final class GnuTLSTLSSession: TLSSession {
     }
 
     // MARK: Helpers
-
-    /// Whether `name` goes into SNI: a host name, not an IP literal (RFC 6066 §3).
-    static func isDNSName(_ name: String) -> Bool {
-        guard !name.isEmpty else { return false }
-        var literal = name
-        if literal.hasPrefix("[") && literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if inet_pton(AF_INET, literal, &v4) == 1 || inet_pton(AF_INET6, literal, &v6) == 1 { return false }
-        return true
-    }
 
     static func withDatums<R>(_ values: [[UInt8]], _ body: (UnsafeBufferPointer<gnutls_datum_t>) -> R) -> R {
         let storage = values.map { value -> UnsafeMutableBufferPointer<UInt8> in

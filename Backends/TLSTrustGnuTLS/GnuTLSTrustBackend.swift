@@ -16,7 +16,7 @@ import TLSTrust
 /// arguments; imported keys (`gnutls_pubkey_t`) and prepared anchor stores (trust lists) are
 /// shared read-only. `docs/backends.md` (GnuTLS section) lists where the native verifier differs
 /// from the engine.
-public struct GnuTLSTrustBackend: TrustBackend {
+public struct GnuTLSTrustBackend: TrustBackend, NativeTrustVerifier, IdentityImporting {
     public init() {
         _ = GnuTLSLibrary.initialized
     }
@@ -28,12 +28,14 @@ public struct GnuTLSTrustBackend: TrustBackend {
     /// Every scheme the engine accepts, Ed25519 included (GnuTLS 3.7 implements it). The native
     /// verifier takes a host (DNS or IP), a purpose and non-self-signed anchors, but no
     /// verification date (GnuTLS reads the time only through a process-wide hook) and no depth limit.
-    public var capabilities: TrustBackendCapabilities { Self.fixedCapabilities }
+    public var signatureSchemes: Set<SignatureScheme> { Self.schemes }
 
-    /// Built once: the core asks for the capabilities on every evaluation.
-    private static let fixedCapabilities = TrustBackendCapabilities(
-        signatureSchemes: SignatureScheme.all,
-        nativeVerifier: [.dnsHostName, .ipAddressHost, .purpose, .partialChains])
+    /// What the library's own verifier can be told.
+    public var nativeFeatures: NativeVerifierFeatures { Self.features }
+
+    /// Built once: the engine asks for the schemes on every signature it checks.
+    private static let schemes: Set<SignatureScheme> = SignatureScheme.all
+    private static let features: NativeVerifierFeatures = [.dnsHostName, .ipAddressHost, .purpose, .partialChains]
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try GnuTLSCertificate(derEncoded: derEncoded)
@@ -49,14 +51,11 @@ public struct GnuTLSTrustBackend: TrustBackend {
         try GnuTLSVerificationKey(key)
     }
 
-    public func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore {
+    public func makeAnchorStore(_ anchors: [Certificate]) throws -> GnuTLSAnchorStore {
         try GnuTLSAnchorStore(anchors)
     }
 
-    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
-        guard let store = anchorStore as? GnuTLSAnchorStore else {
-            return request.refusal(.internalError, "the anchor store was prepared by another backend", backendName: name)
-        }
-        return GnuTLSNativeVerifier(request: request, anchors: store).run(backendName: name)
+    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: GnuTLSAnchorStore) -> TrustEvaluation {
+        return GnuTLSNativeVerifier(request: request, anchors: anchorStore).run(backendName: name)
     }
 }

@@ -12,11 +12,11 @@ import TLSTrust
 /// because after `init` nothing writes to it: verification only reads `trust_ca` (names, keys,
 /// raw DER; checked against mbedTLS 2.28's x509_crt.c), with one exception that `init`
 /// removes — see `CMbedTLS_warm_up_key` (an EC key caches its comb table on first use).
-final class MbedTLSAnchorStore: TrustAnchorStore, @unchecked Sendable {
+public final class MbedTLSAnchorStore: TrustAnchorStore, @unchecked Sendable {
     // @unchecked Sendable: the C list is immutable after init (EC comb tables are precomputed
     // there), and mbedTLS only reads it during verification.
 
-    let certificates: [Certificate]
+    public let certificates: [Certificate]
     /// Head of the mbedTLS list; owned, freed in deinit.
     private let head: UnsafeMutablePointer<mbedtls_x509_crt>
     private let isEmpty: Bool

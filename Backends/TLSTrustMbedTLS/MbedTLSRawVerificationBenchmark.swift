@@ -1,5 +1,5 @@
 internal import CMbedTLS
-import TLSTrust
+@_spi(Benchmarking) import TLSTrust
 
 /// mbedTLS doing one chain's verification by itself, for benchmarks: `mbedtls_x509_crt_parse_der`
 /// of each presented certificate into one list, then `mbedtls_x509_crt_verify_with_profile` (the
@@ -52,11 +52,12 @@ final class MbedTLSRawVerificationBenchmark: RawVerificationBenchmark, @unchecke
     }
 }
 
-extension MbedTLSTrustBackend {
+@_spi(Benchmarking)
+extension MbedTLSTrustBackend: RawVerificationBenchmarking {
     /// mbedTLS's bare verification of one chain, for benchmarks (``RawVerificationBenchmark``).
     public func makeRawVerificationBenchmark(
         leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
-    ) throws -> (any RawVerificationBenchmark)? {
+    ) throws -> any RawVerificationBenchmark {
         try MbedTLSRawVerificationBenchmark(leaf: leaf, intermediates: intermediates, anchor: anchor, hostname: hostname)
     }
 }

@@ -83,8 +83,7 @@ final class MbedTLSTLSSession: TLSSession {
             // No resumption: no ticket is asked for, and no session is ever set on a context.
             mbedtls_ssl_conf_session_tickets(session.conf, MBEDTLS_SSL_SESSION_TICKETS_DISABLED)
             try session.setUp()
-            let host = HostIdentity(context.host)
-            if case .dnsName(let name) = host, !name.isEmpty {
+            if let name = ServerNameIndication.hostName(configured: configuration.serverName, host: context.host) {
                 let status = mbedtls_ssl_set_hostname(session.ssl, name)
                 guard status == 0 else {
                     throw TLSError(.invalidConfiguration, "mbedTLS refuses the server name \(name): \(MbedTLSLibrary.errorText(status))")

@@ -14,7 +14,7 @@ import TLSTrust
 /// mbedTLS 2.28 implements neither Ed25519 nor Ed448: such keys cannot be imported
 /// (`.unsupported`), and the engine refuses chains that need them. Its native verifier reads only
 /// the real clock and matches only DNS names; see `docs/backends.md` (mbedTLS section).
-public struct MbedTLSTrustBackend: TrustBackend {
+public struct MbedTLSTrustBackend: TrustBackend, NativeTrustVerifier, IdentityImporting {
     public init() {}
 
     public var name: String { "mbedtls" }
@@ -25,12 +25,14 @@ public struct MbedTLSTrustBackend: TrustBackend {
     /// RSA PKCS#1 v1.5, RSA-PSS and ECDSA with SHA-256/384/512 (no EdDSA in 2.28). The native
     /// verifier takes a DNS host, a purpose (checked on the leaf as mbedTLS's TLS layer checks it)
     /// and non-self-signed anchors; no date, IP address or depth limit.
-    public var capabilities: TrustBackendCapabilities { Self.fixedCapabilities }
+    public var signatureSchemes: Set<SignatureScheme> { Self.schemes }
 
-    /// Built once: the core asks for the capabilities on every evaluation.
-    private static let fixedCapabilities = TrustBackendCapabilities(
-        signatureSchemes: SignatureScheme.all.subtracting([.ed25519]),
-        nativeVerifier: [.dnsHostName, .purpose, .partialChains])
+    /// What the library's own verifier can be told.
+    public var nativeFeatures: NativeVerifierFeatures { Self.features }
+
+    /// Built once: the engine asks for the schemes on every signature it checks.
+    private static let schemes: Set<SignatureScheme> = SignatureScheme.all.subtracting([.ed25519])
+    private static let features: NativeVerifierFeatures = [.dnsHostName, .purpose, .partialChains]
 
     /// Parses with `mbedtls_x509_crt_parse_der` (through the extension-callback variant, so that
     /// critical extensions mbedTLS does not implement do not make a well-formed certificate
@@ -98,14 +100,11 @@ public struct MbedTLSTrustBackend: TrustBackend {
 
     /// Parses the anchors into one mbedTLS CA list, shared read-only by every native evaluation.
     /// Anchors mbedTLS cannot parse are left out, as `mbedtls_x509_crt_parse` leaves them out.
-    public func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore {
+    public func makeAnchorStore(_ anchors: [Certificate]) throws -> MbedTLSAnchorStore {
         try MbedTLSAnchorStore(anchors)
     }
 
-    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
-        guard let store = anchorStore as? MbedTLSAnchorStore else {
-            return request.refusal(.internalError, "the anchor store was prepared by another backend", backendName: name)
-        }
-        return MbedTLSNativeVerifier(request: request, anchors: store).run(backendName: name)
+    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: MbedTLSAnchorStore) -> TrustEvaluation {
+        return MbedTLSNativeVerifier(request: request, anchors: anchorStore).run(backendName: name)
     }
 }

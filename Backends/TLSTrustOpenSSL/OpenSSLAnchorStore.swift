@@ -5,9 +5,9 @@ import TLSTrust
 ///
 /// OpenSSL documents an `X509_STORE` as safe for concurrent verification once it is no longer
 /// modified; this class fills it in `init` and never touches it again.
-final class OpenSSLAnchorStore: TrustAnchorStore, @unchecked Sendable {  // immutable after init; X509_STORE is thread-safe for lookups
+public final class OpenSSLAnchorStore: TrustAnchorStore, @unchecked Sendable {  // immutable after init; X509_STORE is thread-safe for lookups
     let store: OpaquePointer
-    let certificates: [Certificate]
+    public let certificates: [Certificate]
     /// Keeps the `X509*` alive (the store holds its own references too) and lets a built chain be
     /// mapped back to the caller's `Certificate` values by pointer, with no re-encoding.
     private let parsed: [OpenSSLCertificate]

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import TLSTrust
+@_spi(Benchmarking) import TLSTrust
 
 /// OpenSSL doing one chain's verification by itself, for benchmarks: `d2i_X509` of each presented
 /// certificate, then `X509_verify_cert` against an `X509_STORE` prepared once, with the host, the
@@ -53,11 +53,12 @@ final class OpenSSLRawVerificationBenchmark: RawVerificationBenchmark, @unchecke
     }
 }
 
-extension OpenSSLTrustBackend {
+@_spi(Benchmarking)
+extension OpenSSLTrustBackend: RawVerificationBenchmarking {
     /// OpenSSL's bare verification of one chain, for benchmarks (``RawVerificationBenchmark``).
     public func makeRawVerificationBenchmark(
         leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
-    ) throws -> (any RawVerificationBenchmark)? {
+    ) throws -> any RawVerificationBenchmark {
         try OpenSSLRawVerificationBenchmark(leaf: leaf, intermediates: intermediates, anchor: anchor, hostname: hostname)
     }
 }

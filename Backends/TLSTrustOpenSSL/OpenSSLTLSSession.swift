@@ -52,8 +52,7 @@ final class OpenSSLTLSSession: TLSSession {
 
         let ssl = try makeSSL(ctx)
         SSL_set_connect_state(ssl)
-        let name = configuration.serverName ?? host
-        if !name.isEmpty && !Self.isIPLiteral(name) {
+        if let name = ServerNameIndication.hostName(configured: configuration.serverName, host: host) {
             guard COpenSSL_SSL_set_tlsext_host_name(ssl, name) == 1 else {
                 throw TLSError(.invalidConfiguration, "OpenSSL refuses \(name) as a server name (SNI): \(OpenSSLLibrary.drainErrors())")
             }
@@ -357,14 +356,6 @@ final class OpenSSLTLSSession: TLSSession {
             wire += bytes
         }
         return wire
-    }
-
-    /// Whether `name` is an IPv4 or IPv6 address, which SNI must not carry (RFC 6066).
-    static func isIPLiteral(_ name: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        let bare = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
-        return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1
     }
 }
 

@@ -14,7 +14,7 @@ import TLSTrust
 /// Stateless and `Sendable`: every signature check and native evaluation makes its own OpenSSL
 /// context; imported keys (`EVP_PKEY`) and prepared anchor stores (`X509_STORE`) are shared
 /// read-only.
-public struct OpenSSLTrustBackend: TrustBackend {
+public struct OpenSSLTrustBackend: TrustBackend, NativeTrustVerifier, IdentityImporting {
     public init() {
         _ = OpenSSLLibrary.initialized
     }
@@ -25,13 +25,15 @@ public struct OpenSSLTrustBackend: TrustBackend {
 
     /// Every scheme the engine accepts, Ed25519 included; `X509_verify_cert` can be told every
     /// request field (`X509_VERIFY_PARAM`).
-    public var capabilities: TrustBackendCapabilities { Self.fixedCapabilities }
+    public var signatureSchemes: Set<SignatureScheme> { Self.schemes }
 
-    /// Built once: the core asks for the capabilities on every evaluation.
-    private static let fixedCapabilities = TrustBackendCapabilities(
-        signatureSchemes: SignatureScheme.all,
-        nativeVerifier: [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains,
-                         .certificatePolicies, .emailAddress])
+    /// What the library's own verifier can be told.
+    public var nativeFeatures: NativeVerifierFeatures { Self.features }
+
+    /// Built once: the engine asks for the schemes on every signature it checks.
+    private static let schemes: Set<SignatureScheme> = SignatureScheme.all
+    private static let features: NativeVerifierFeatures = [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains,
+                         .certificatePolicies, .emailAddress]
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try OpenSSLCertificate(derEncoded: derEncoded)
@@ -47,14 +49,11 @@ public struct OpenSSLTrustBackend: TrustBackend {
         try OpenSSLVerificationKey(key)
     }
 
-    public func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore {
+    public func makeAnchorStore(_ anchors: [Certificate]) throws -> OpenSSLAnchorStore {
         try OpenSSLAnchorStore(anchors)
     }
 
-    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
-        guard let store = anchorStore as? OpenSSLAnchorStore else {
-            return request.refusal(.internalError, "the anchor store was prepared by another backend", backendName: name)
-        }
-        return OpenSSLNativeVerifier(request: request, anchors: store).run(backendName: name)
+    public func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: OpenSSLAnchorStore) -> TrustEvaluation {
+        return OpenSSLNativeVerifier(request: request, anchors: anchorStore).run(backendName: name)
     }
 }

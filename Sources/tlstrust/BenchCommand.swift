@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TLSTrust
+@_spi(Benchmarking) import TLSTrust
 import TLSTrustTesting
 
 /// `tlstrust bench`: a quick comparison of the backends on a freshly generated PKI.

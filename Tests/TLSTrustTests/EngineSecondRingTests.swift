@@ -342,19 +342,10 @@ struct EngineSecondRingTests {
 /// A backend that calls itself "openssl" and accepts every signature: what a plug-in registered
 /// under a taken name could do. It must not see, nor leave behind, anything the real one uses.
 private struct AcceptEverySignatureBackend: TrustBackend {
-    let real = OpenSSLTrustBackend()
-    var name: String { real.name }
+    var name: String { OpenSSLTrustBackend().name }
     var libraryVersion: String { "impostor" }
-    var capabilities: TrustBackendCapabilities { real.capabilities }
-    func parseCertificate(derEncoded: [UInt8]) throws -> Certificate { try real.parseCertificate(derEncoded: derEncoded) }
-    func publicKey(of certificate: Certificate) throws -> PublicKey { try real.publicKey(of: certificate) }
+    var signatureSchemes: Set<SignatureScheme> { SignatureScheme.all }
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { AcceptingKey() }
-    func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore { try real.makeAnchorStore(anchors) }
-    func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
-        request.refusal(.unsupported, "impostor", backendName: name)
-    }
-    func makeRawVerificationBenchmark(leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String) throws
-        -> (any RawVerificationBenchmark)? { nil }
 
     final class AcceptingKey: SignatureVerificationKey {
         func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool { true }

@@ -97,11 +97,17 @@ struct EvaluatorDocumentationTests {
         }
     }
 
+    @Test func theWritingABackendArticle() throws {
+        let trust = Trust(certificates: w.app.chain.certificates, policies: [.ssl(hostname: EvaluatorWorld.host)],
+                          anchors: .only([w.app.root.certificate]))
+        #expect(trust.evaluate(using: LoggingBackend(provider: backend)).isTrusted)
+    }
+
     @Test func everySampleOfTheCatalogueIsHere() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let catalogue = root.appendingPathComponent("Sources/TLSTrust/TLSTrust.docc")
         let articles = try FileManager.default.contentsOfDirectory(atPath: catalogue.path).filter { $0.hasSuffix(".md") }
-        #expect(articles.count == 6)
+        #expect(articles.count == 7)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         var samples = 0
         for article in articles {
@@ -111,6 +117,19 @@ struct EvaluatorDocumentationTests {
                 #expect(source.contains(block), "\(article): sample not found verbatim here:\n\(block)")
             }
         }
-        #expect(samples == 6)
+        #expect(samples == 7)
+    }
+}
+
+// The "Writing a backend" article's sample, verbatim.
+struct LoggingBackend: TrustBackend {
+    let provider: any TrustBackend
+    var name: String { "logging" }
+    var libraryVersion: String { provider.libraryVersion }
+    var signatureSchemes: Set<SignatureScheme> { provider.signatureSchemes }
+
+    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
+        print("importing", key.pin)
+        return try provider.importPublicKey(key)
     }
 }

@@ -69,3 +69,15 @@ struct HostIdentityValidationTests {
         #expect(HostIdentity(text).validationProblem == nil, "\(text)")
     }
 }
+
+@Suite("Server name indication: one rule for every backend")
+struct ServerNameIndicationTests {
+    @Test(arguments: [
+        (nil, "www.example.com", "www.example.com"), (nil, "www.example.com.", "www.example.com"),
+        ("api.example.com", "10.0.0.1", "api.example.com"), (nil, "127.0.0.1", nil), (nil, "::1", nil),
+        (nil, "[2001:db8::1]", nil), ("192.0.2.1", "www.example.com", nil), (nil, "", nil),
+    ] as [(String?, String, String?)])
+    func theNameSentIsADNSNameOrNothing(_ configured: String?, _ host: String, _ expected: String?) {
+        #expect(ServerNameIndication.hostName(configured: configured, host: host) == expected)
+    }
+}

@@ -5,23 +5,17 @@ import TLSTrustOpenSSL
 import TLSTrustTesting
 import Testing
 
-/// OpenSSL as a crypto provider, counting the signature checks the engine asks for, under a name
-/// of its own (so that keys cached by backend name are this instance's alone).
+/// OpenSSL as a crypto provider — the one role the engine needs — counting the signature checks
+/// the engine asks for. A type of its own, so that keys cached by backend type are its alone.
 final class SignatureCountingBackend: TrustBackend, @unchecked Sendable {  // the counter is atomic; the rest is immutable
     let inner = OpenSSLTrustBackend()
     let name = "counting-\(UUID().uuidString.prefix(8))"
     let checks = Atomic<Int>(0)
 
     var libraryVersion: String { inner.libraryVersion }
-    var capabilities: TrustBackendCapabilities { inner.capabilities }
-    func parseCertificate(derEncoded: [UInt8]) throws -> Certificate { try inner.parseCertificate(derEncoded: derEncoded) }
-    func publicKey(of certificate: Certificate) throws -> PublicKey { try inner.publicKey(of: certificate) }
+    var signatureSchemes: Set<SignatureScheme> { inner.signatureSchemes }
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
         CountingKey(inner: try inner.importPublicKey(key), owner: self)
-    }
-    func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore { try inner.makeAnchorStore(anchors) }
-    func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation {
-        inner.evaluateNatively(request, anchorStore: anchorStore)
     }
 
     var signatureChecks: Int { checks.load(ordering: .relaxed) }
@@ -155,8 +149,11 @@ struct VerifiedChainCacheTests {
 
         var native = trust(h, anchors: anchors)
         native.engine = .native
-        #expect(native.evaluate(using: backend).isTrusted)
+        #expect(native.evaluate(using: OpenSSLTrustBackend()).isTrusted)
         #expect(anchors.verifiedChainCount == 0)
+        // A provider without the native-verifier role says so, and decides nothing.
+        let refused = native.evaluate(using: backend)
+        #expect(!refused.isTrusted && refused.primaryFailure?.code == .unsupported, "\(refused)")
     }
 
     @Test("a trust reached after another path failed validation is not cached")

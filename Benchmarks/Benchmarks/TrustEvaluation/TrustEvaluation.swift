@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-import TLSTrust
+@_spi(Benchmarking) import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL

@@ -2,12 +2,13 @@
 /// and nothing of TLSTrust in between, so that `tlstrust bench` and `Benchmarks/` can put the
 /// framework's cost next to the library's.
 ///
-/// Made by ``TrustBackend/makeRawVerificationBenchmark(leaf:intermediates:anchor:hostname:)``
+/// Made by `RawVerificationBenchmarking.makeRawVerificationBenchmark(leaf:intermediates:anchor:hostname:)`
 /// before measurement: the anchor is prepared once (as a running program keeps its trust store),
 /// the presented chain is kept as DER. Not for deciding trust: it reports only the library's yes or
 /// no, with none of the engine's rules or the core's checks.
 ///
 /// > Warning: a measurement aid. Never use ``verifyFromDER()`` to decide whether to trust a peer.
+@_spi(Benchmarking)
 public protocol RawVerificationBenchmark: AnyObject, Sendable {
     /// The library's own verification of the presented chain from DER, parsing included
     /// (`d2i_X509` + `X509_verify_cert`, `gnutls_x509_crt_import` +
@@ -20,13 +21,4 @@ public protocol RawVerificationBenchmark: AnyObject, Sendable {
     /// intermediate by anchor) with keys imported before measurement, and nothing else.
     /// - Returns: whether both signatures verified.
     func verifySignatures() -> Bool
-}
-
-extension TrustBackend {
-    /// No raw benchmark unless the backend provides one.
-    public func makeRawVerificationBenchmark(
-        leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
-    ) throws -> (any RawVerificationBenchmark)? {
-        nil
-    }
 }

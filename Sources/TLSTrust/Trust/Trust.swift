@@ -57,7 +57,7 @@ public struct Trust: Sendable {
             return Self.refusal(.internalError, "no trust backend: pass one or call TrustBackends.bootstrap(_:)", backend: "none")
         }
         do {
-            return backend.evaluate(try makeRequest(for: backend))
+            return try makeRequest(for: backend).evaluate(using: backend)
         } catch let error as TLSTrustError {
             let code: TrustFailureCode = switch error.code {
             case .invalidArgument: .invalidPolicy

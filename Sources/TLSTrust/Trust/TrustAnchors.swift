@@ -66,18 +66,30 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
         return cache
     }
 
-    /// The backend's prepared store for these anchors, made on first use and cached.
-    public func store(for backend: any TrustBackend) throws -> any TrustAnchorStore {
+    /// The native verifier's prepared store for these anchors, made on first use and cached (one
+    /// per anchor set and backend type: a store is only ever handed to the verifier that made it).
+    public func store<Verifier: NativeTrustVerifier>(for verifier: Verifier) throws -> Verifier.AnchorStore {
         let cache = freshCache
-        if let s = cache.stores.withLock({ $0[backend.identity] }) { return s }
-        let system = includesSystemStore ? backend.systemAnchors(from: systemStore) : []
-        let made = try backend.makeAnchorStore(certificates + system)
-        return cache.stores.withLock { stores in
+        let identity = verifier.identity
+        if let s = cache.stores.withLock({ $0[identity] }) { return try Self.own(s, verifier) }
+        let system = includesSystemStore ? verifier.systemAnchors(from: systemStore) : []
+        let made = try verifier.makeAnchorStore(certificates + system)
+        let kept = cache.stores.withLock { stores -> any TrustAnchorStore in
             // Another task may have raced us; keep the first so all callers share one store.
-            if let existing = stores[backend.identity] { return existing }
-            stores[backend.identity] = made
+            if let existing = stores[identity] { return existing }
+            stores[identity] = made
             return made
         }
+        return try Self.own(kept, verifier)
+    }
+
+    /// The store as the verifier's own type. Stores are keyed by backend type, so this cannot
+    /// fail unless a cache was corrupted; if it does, the evaluation fails instead of guessing.
+    private static func own<Verifier: NativeTrustVerifier>(_ store: any TrustAnchorStore, _ verifier: Verifier) throws -> Verifier.AnchorStore {
+        guard let own = store as? Verifier.AnchorStore else {
+            throw TLSTrustError(.backendFailure, "the anchor store cached for \(verifier.name) was prepared by another backend")
+        }
+        return own
     }
 
     /// Prepares these anchors for the engine now — reads the system store if included, indexes

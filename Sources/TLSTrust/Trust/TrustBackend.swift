@@ -1,36 +1,40 @@
 import Foundation
 
-/// The plugin seam: what a TLS library provides to TLSTrust.
+/// The plugin seam's one required role: the engine's crypto provider.
 ///
 /// Trust is decided by the core's validation engine (docs/validation.md), the same on every
-/// backend. A backend supplies only what a library must: parsing with the library, public-key
-/// import and signature verification for the engine, and — for comparison runs and differential
-/// tests — the library's own verifier as it is (``evaluateNatively(_:anchorStore:)``).
+/// backend. All the engine needs from a library is what this protocol asks: import a public key,
+/// verify one signature with it, and say which signature schemes it can verify. Everything else a
+/// backend may offer is a separate role it adopts as it can, and its ``capabilities`` follow from
+/// what it adopts:
 ///
-/// A backend lives in its own module (`TLSTrustOpenSSL`, `TLSTrustGnuTLS`, `TLSTrustMbedTLS`) that
-/// wraps one C library; the core never imports C. Backends are registered by name in
-/// ``TrustBackends`` and chosen per call or once per process with ``TrustBackends/bootstrap(_:)``.
+/// | role | what it adds | who uses it |
+/// |---|---|---|
+/// | ``TrustBackend`` (this) | keys and signatures for the engine | every evaluation |
+/// | ``NativeTrustVerifier`` | the library's own verifier, as it is | `engine: .native`, `tlstrust compare`, differential tests |
+/// | ``IdentityImporting`` | PKCS#12 and PEM client identities | client certificates, `SecPKCS12Import` |
+/// | ``TLSBackend`` | TLS client and server sessions | `TLSConnection`, `HTTPSClient`, `tlstrust fetch` |
+/// | `RawVerificationBenchmarking` (`@_spi(Benchmarking)`) | the library's bare C verification | `tlstrust bench`, `Benchmarks/` |
+///
+/// A backend lives in its own module (`TLSTrustOpenSSL`, `TLSTrustGnuTLS`, `TLSTrustMbedTLS`, or
+/// one written outside this package) and is registered by name in ``TrustBackends``.
 ///
 /// Requirements every conforming type must meet:
 /// - It is safe to call from many tasks at once.
 /// - It holds no validation rule of its own: path building, validity, constraints, names and
-///   algorithm policy belong to the engine. (Its native verifier is the library's call, unadorned.)
-/// - It declares what it can do in ``capabilities``; the core refuses requests beyond that.
+///   algorithm policy belong to the engine.
 /// - It fails closed: an input it cannot handle gives `false`, a thrown ``TLSTrustError`` or an
 ///   untrusted evaluation, never trust.
 public protocol TrustBackend: Sendable {
-    /// The registry name, lowercase (`openssl`, `gnutls`, `mbedtls`).
+    /// The registry name, lowercase (`openssl`, `gnutls`, `mbedtls`). Only a label: caches are
+    /// keyed by the backend's type, so a name taken twice shares nothing.
     var name: String { get }
     /// The library and version actually linked at run time, e.g. `OpenSSL 3.0.19 30 Sep 2025`.
     var libraryVersion: String { get }
-    /// What this backend can verify and what its native verifier can be told.
-    var capabilities: TrustBackendCapabilities { get }
-
-    /// Parses DER with the library, so a certificate the library cannot read is refused up front.
-    func parseCertificate(derEncoded: [UInt8]) throws -> Certificate
-
-    /// Extracts the SubjectPublicKeyInfo with the library (independently of the core's parser).
-    func publicKey(of certificate: Certificate) throws -> PublicKey
+    /// The signature schemes the keys of ``importPublicKey(_:)`` verify. The engine never asks for
+    /// another: an edge signed with a scheme outside this set is a dead end reported as
+    /// `unsupported` when no other path validates.
+    var signatureSchemes: Set<SignatureScheme> { get }
 
     /// Imports a public key into the library, for the engine's signature checks.
     ///
@@ -40,76 +44,57 @@ public protocol TrustBackend: Sendable {
     ///   `.unsupported` when it does not support the key's algorithm at all.
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey
 
-    /// The system trust store's anchors as this backend uses them.
-    ///
-    /// The default implementation reads `store` with the core's loader, so that "system trust"
-    /// means the same certificates on every backend.
-    func systemAnchors(from store: SystemTrustStore) -> [Certificate]
+    /// Parses DER with the library as well as the core, so a certificate the library cannot read
+    /// is refused up front (the TLS handshake path uses it). The default parses with the core only.
+    func parseCertificate(derEncoded: [UInt8]) throws -> Certificate
 
-    /// Prepares the library's representation of a set of anchors for its native verifier (an
-    /// `X509_STORE`, a GnuTLS trust list, an mbedTLS CA chain). Called once per anchor set and
-    /// cached by ``TrustAnchors``; never called for engine evaluations.
-    func makeAnchorStore(_ anchors: [Certificate]) throws -> any TrustAnchorStore
-
-    /// The library's own verifier, as it is, with nothing added in Swift: for comparison runs
-    /// (`tlstrust compare`, the conformance table) and as a differential oracle in tests. Its
-    /// deviations from the engine are documented per backend in `docs/backends.md`.
-    ///
-    /// The core has already checked the request against ``NativeVerifierFeatures``.
-    func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: any TrustAnchorStore) -> TrustEvaluation
-
-    /// Imports a client identity from a PKCS#12 (`.p12`, `.pfx`) file; the password is not kept.
-    ///
-    /// - Throws: `TLSTrustError` `.wrongPassword`, `.malformedPKCS12`, `.noPrivateKey`,
-    ///   `.keyMismatch`, or `.unsupported` (the default) when the backend cannot.
-    func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity
-
-    /// Imports a client identity from a PEM certificate chain (leaf first or in any order) and a
-    /// PEM private key, encrypted when `password` is given.
-    ///
-    /// - Throws: `TLSTrustError` `.wrongPassword`, `.noPrivateKey`, `.noCertificate`,
-    ///   `.keyMismatch`, `.malformedKey`, or `.unsupported` (the default).
-    func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity
-
-    /// The library's own verification of one chain, bare, for benchmarks (``RawVerificationBenchmark``).
-    /// The default implementation returns nil: the backend offers none.
-    func makeRawVerificationBenchmark(
-        leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
-    ) throws -> (any RawVerificationBenchmark)?
+    /// Extracts the SubjectPublicKeyInfo with the library, independently of the core's parser
+    /// (a cross-check for tests and tools). The default returns the core's reading.
+    func publicKey(of certificate: Certificate) throws -> PublicKey
 }
 
 extension TrustBackend {
-    public func systemAnchors(from store: SystemTrustStore) -> [Certificate] {
-        store.certificates()
+    public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
+        try Certificate(derEncoded: derEncoded)
     }
 
+    public func publicKey(of certificate: Certificate) throws -> PublicKey {
+        certificate.publicKey
+    }
+
+    /// What this backend can verify, what its native verifier can be told and which roles it
+    /// plays: derived from the protocols it adopts, never declared twice.
+    public var capabilities: TrustBackendCapabilities {
+        TrustBackendCapabilities(
+            signatureSchemes: signatureSchemes,
+            nativeVerifier: (self as? any NativeTrustVerifier)?.nativeFeatures ?? [],
+            roles: BackendRoles(of: self))
+    }
+
+    /// Imports a PKCS#12 identity when this backend adopts ``IdentityImporting``.
+    ///
+    /// - Throws: `TLSTrustError` `.unsupported` when it does not.
     public func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity {
-        throw TLSTrustError(.unsupported, "\(name) cannot import PKCS#12 client identities (unsupported)")
-    }
-
-    public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
-        throw TLSTrustError(.unsupported, "\(name) cannot import client identities (unsupported)")
-    }
-
-    /// Evaluates `request` with the engine the request names (the core's validation engine unless
-    /// `request.engine` is `.native`), after checking that this backend can honour it.
-    public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
-        switch request.engine {
-        case .core:
-            return VerifiedChainCache.evaluate(request, backend: self)
-        case .native:
-            let missing = request.requiredNativeFeatures.subtracting(capabilities.nativeVerifier)
-            guard missing.isEmpty else {
-                return request.refusal(.unsupported, "\(name)'s native verifier cannot honour: \(missing) (unsupported)", backendName: name)
-            }
-            let store: any TrustAnchorStore
-            do {
-                store = try request.anchors.store(for: self)
-            } catch {
-                return request.refusal(.internalError, "\(name): cannot prepare the anchors: \(error)", backendName: name)
-            }
-            return ResultCheck.checked(evaluateNatively(request, anchorStore: store), for: request)
+        guard let importer = self as? any IdentityImporting else {
+            throw TLSTrustError(.unsupported, "\(name) cannot import PKCS#12 client identities (unsupported)")
         }
+        return try importer.importPKCS12(data, password: password)
+    }
+
+    /// Imports a PEM identity when this backend adopts ``IdentityImporting``.
+    ///
+    /// - Throws: `TLSTrustError` `.unsupported` when it does not.
+    public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
+        guard let importer = self as? any IdentityImporting else {
+            throw TLSTrustError(.unsupported, "\(name) cannot import client identities (unsupported)")
+        }
+        return try importer.importIdentity(certificateChainPEM: certificateChainPEM, privateKeyPEM: privateKeyPEM, password: password)
+    }
+
+    /// Evaluates `request` through the one door (``TrustEvaluationRequest/evaluate(using:)``).
+    @available(*, deprecated, message: "use request.evaluate(using: backend): the engine decides, the backend only provides crypto")
+    public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
+        request.evaluate(using: self)
     }
 }
 

@@ -4,15 +4,21 @@
 /// The core computes what each request needs (``TrustEvaluationRequest/requiredNativeFeatures``)
 /// and compares it with this declaration before the backend is called: a field added to the
 /// request later is therefore refused by a backend that never declared it, not ignored.
+///
+/// Derived, never declared: ``TrustBackend/capabilities`` reads the backend's
+/// ``TrustBackend/signatureSchemes`` and the roles it adopts.
 public struct TrustBackendCapabilities: Sendable {
     /// The signature schemes ``SignatureVerificationKey/isValidSignature(_:for:scheme:)`` handles.
     public var signatureSchemes: Set<SignatureScheme>
-    /// What the library's own verifier (``TrustBackend/evaluateNatively(_:anchorStore:)``) can be told.
+    /// What the library's own verifier (``NativeTrustVerifier``) can be told; empty without one.
     public var nativeVerifier: NativeVerifierFeatures
+    /// The roles the backend plays.
+    public var roles: BackendRoles
 
-    public init(signatureSchemes: Set<SignatureScheme>, nativeVerifier: NativeVerifierFeatures) {
+    public init(signatureSchemes: Set<SignatureScheme>, nativeVerifier: NativeVerifierFeatures, roles: BackendRoles = .signatures) {
         self.signatureSchemes = signatureSchemes
         self.nativeVerifier = nativeVerifier
+        self.roles = roles
     }
 }
 

@@ -148,7 +148,7 @@ struct PathBuilder<Backend: TrustBackend> {
                                                      nativeDescription: "signature algorithm \(child.signatureAlgorithm) is not accepted"))
             return false
         }
-        guard backend.capabilities.signatureSchemes.contains(scheme) else {
+        guard backend.signatureSchemes.contains(scheme) else {
             // One dead end, not the end of the search: a valid path through the next candidate
             // (an RSA cross-certificate beside an Ed25519 one) must still be found. Reported as
             // `unsupported` only if no path validates.

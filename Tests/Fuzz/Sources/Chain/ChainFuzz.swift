@@ -138,7 +138,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         verificationDate: fixture.date, hasExplicitVerificationDate: true, engine: .core, usesVerifiedChainCache: false)
     var engine: [(backend: String, verdict: String, evaluation: TrustEvaluation)] = []
     for backend in Fuzz.backends {
-        let evaluation = backend.evaluate(request)
+        let evaluation = request.evaluate(using: backend)
         let v = verdict(evaluation)
         let cannotVerify = schemes.contains { scheme in scheme.map { !backend.capabilities.signatureSchemes.contains($0) } ?? false }
         if v == "unsupported" && cannotVerify { continue }
@@ -159,7 +159,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             leaf: leaf, intermediates: intermediates, anchors: fixture.anchors, host: host, purpose: .serverAuth,
             verificationDate: canSetTime ? fixture.date : Date(), hasExplicitVerificationDate: canSetTime,
             engine: .native, usesVerifiedChainCache: false)
-        let nativeEvaluation = backend.evaluate(native)
+        let nativeEvaluation = native.evaluate(using: backend)
         guard let mine = engine.first(where: { $0.backend == backend.name }),
               mine.evaluation.isTrusted != nativeEvaluation.isTrusted else { continue }
         let nativeVerdict = verdict(nativeEvaluation)
