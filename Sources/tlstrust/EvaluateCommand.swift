@@ -152,9 +152,11 @@ struct EvaluationRules {
             if let host {
                 let evaluator = evaluators.count == 1 ? evaluators[0] : CompositeTrustEvaluator(evaluators: evaluators)
                 decision = try evaluator.evaluate(trust, forHost: host, using: backend)
+            } else if let policy {
+                // Without a host only --af-mode applies (--config needs --hostname): AFNetworking's nil domain.
+                decision = try policy.evaluate(trust, forDomain: nil, using: backend)
             } else {
-                // Without a host only --af-mode can apply: AFNetworking's nil domain.
-                decision = try policy!.evaluate(trust, forDomain: nil, using: backend)
+                preconditionFailure("--config without --hostname is refused before evaluating")
             }
             let steps = decision.steps.isEmpty ? [decision] : decision.steps
             // The chain shown (and that --pin must match) is the one the first rule validated;
@@ -163,7 +165,7 @@ struct EvaluationRules {
             let evaluation = steps[0].validatedChain?.evaluation ?? backend.evaluate(request)
             var outcome = RuleOutcome(evaluation: evaluation, isTrusted: true)
             for step in steps {
-                if step.evaluator.hasPrefix("SecurityPolicy") {
+                if step.evaluator == policyRule {
                     outcome.rule = policyRule
                     outcome.pinMatch = step.pinMatch
                 } else if let configurationRule {
@@ -178,7 +180,7 @@ struct EvaluationRules {
             return outcome
         } catch let error as ServerTrustError {
             let evaluation = error.evaluation ?? backend.evaluate(request)
-            let isPolicy = error.evaluator.hasPrefix("SecurityPolicy")
+            let isPolicy = error.evaluator == policyRule
             // A pin set's validation that failed is validation's verdict, shown as without rules;
             // AFNetworking's evaluateServerTrust is a verdict of its own, whatever the reason.
             if !isPolicy, error.evaluation != nil, [.defaultEvaluationFailed, .hostValidationFailed].contains(error.code) {
