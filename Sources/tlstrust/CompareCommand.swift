@@ -63,7 +63,7 @@ struct CompareCommand: ParsableCommand {
         let request = try trust.makeRequest(for: backend)  // prepares anchors outside the timing
         let clock = ContinuousClock()
         var evaluation: TrustEvaluation?
-        let elapsed = clock.measure { evaluation = backend.evaluate(request) }
+        let elapsed = clock.measure { evaluation = request.evaluate(using: backend) }
         let micros = Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
         return Timed(request: request, evaluation: evaluation!, micros: micros)
     }

@@ -24,35 +24,8 @@ struct EvaluateCommand: ParsableCommand {
 
     func run() throws {
         let backend = try TrustBackends.named(backend)
-        let pins = try pinning.parsedPins()
-        let configuration = try pinning.configuration()
-        if configuration != nil && options.hostname == nil {
-            throw TLSTrustError(.invalidArgument, "--config needs --hostname: pin sets apply per host")
-        }
-        let policy = try pinning.securityPolicy()
-        var trust = try options.makeTrust()
-        trust.engine = engine
-        // A configuration that names trust anchors for the host means exactly those: validation
-        // uses them (so the system store cannot vouch for a proxy), and --anchors beside them
-        // would be a second, contradictory answer.
-        if let configuration, let host = options.hostname, let anchors = configuration.trustAnchors(for: host) {
-            if options.anchors != nil {
-                throw TLSTrustError(.invalidArgument, "--anchors and --config both name trust anchors for \(host): give one")
-            }
-            trust.anchors = anchors.trustAnchors
-        }
-        // Resolve the request here so that unusable input is exit 2, not a verdict.
-        let request = try trust.makeRequest(for: backend)
-
-        var outcome = RuleOutcome.evaluate(trust: trust, request: request, backend: backend, policy: policy, host: options.hostname)
-        // A backend that cannot honour the request has given no verdict: that is exit 2, not 1.
-        if let unsupported = outcome.evaluation.unsupportedFailure {
-            throw TLSTrustError(.unsupported, "\(backend.name): unsupported: \(unsupported.nativeDescription)")
-        }
-        if outcome.isTrusted, !pins.isEmpty { outcome = outcome.requiring(pins) }
-        if outcome.isTrusted, let configuration, let host = options.hostname {
-            outcome = outcome.requiring(configuration, trust: trust, host: host, backend: backend)
-        }
+        let (trust, request, rules) = try prepare(for: backend)
+        let outcome = try rules.decide(trust, request: request, backend: backend, host: options.hostname)
 
         if json {
             print(EvaluationJSON.render(outcome.evaluation, backend: backend, request: request,
@@ -71,6 +44,28 @@ struct EvaluateCommand: ParsableCommand {
         }
         if !outcome.isTrusted { throw ExitCode(1) }
     }
+
+    /// The trust, its resolved request and the rules the options describe; every unusable input
+    /// is thrown here (exit 2), before anything is evaluated.
+    func prepare(for backend: any TrustBackend) throws -> (Trust, TrustEvaluationRequest, EvaluationRules) {
+        let pins = try pinning.parsedPins()
+        let configuration = try pinning.configuration()
+        if configuration != nil && options.hostname == nil {
+            throw TLSTrustError(.invalidArgument, "--config needs --hostname: pin sets apply per host")
+        }
+        let rules = try EvaluationRules(pins: pins, configuration: configuration, policy: try pinning.securityPolicy())
+        var trust = try options.makeTrust()
+        trust.engine = engine
+        // A configuration that names trust anchors for the host means exactly those: validation
+        // uses them (so the system store cannot vouch for a proxy), and --anchors beside them
+        // would be a second, contradictory answer.
+        if let configuration, let host = options.hostname,
+           let anchors = try ConfigurationFileOptions.anchors(of: configuration, for: host, anchorsGiven: options.anchors != nil) {
+            trust.anchors = anchors
+        }
+        // Resolve the request here so that unusable input is exit 2, not a verdict.
+        return (trust, try trust.makeRequest(for: backend), rules)
+    }
 }
 
 /// `--backend` and `--engine`: which verifier `evaluate` asks.
@@ -88,6 +83,116 @@ extension TrustEvaluation {
     var unsupportedFailure: TrustFailure? {
         guard let first = primaryFailure, first.code == .unsupported else { return nil }
         return first
+    }
+}
+
+/// `evaluate`'s rules beyond validation, as the library's own evaluators: each rule is decided
+/// by the evaluator that implements it, never again here.
+///
+/// One invocation evaluates once. The decision comes from one evaluator — `SecurityPolicy`
+/// (`--af-mode`), `PinSetTrustEvaluator` (`--config`), both in a `CompositeTrustEvaluator`, or,
+/// with neither, the engine on the `Trust` as given — and `--pin` is then checked by
+/// `PinSetTrustEvaluator(pinsForEveryHost:)` on the chain that decision validated, without
+/// validating again. (`SecurityPolicy` in certificate mode validates twice by AFNetworking's
+/// design, and `--af-mode` with `--config` asks two evaluators two different questions: each
+/// validates its own.)
+struct EvaluationRules {
+    /// `--pin`: the pins that must match the validated chain, whatever the host.
+    let pins: PinSetTrustEvaluator?
+    let pinCount: Int
+    let configuration: PinningConfiguration?
+    let policy: SecurityPolicy?
+
+    /// - Throws: `TLSTrustError` `.invalidArgument` for more `--pin` values than a pin set holds.
+    init(pins: [SPKIPin], configuration: PinningConfiguration?, policy: SecurityPolicy?) throws {
+        do {
+            self.pins = pins.isEmpty ? nil : try PinSetTrustEvaluator(pinsForEveryHost: pins)
+        } catch let error as PinningError {
+            throw TLSTrustError(.invalidArgument, "--pin: \(error.message)")
+        }
+        self.pinCount = pins.count
+        self.configuration = configuration
+        self.policy = policy
+    }
+
+    /// The rule name of `--config` for `host`, e.g. `PinSetTrustEvaluator(example.com)`.
+    static func configurationRule(_ configuration: PinningConfiguration, host: String) -> String {
+        "PinSetTrustEvaluator" + (configuration.pinSet(for: host).map { "(\($0.domain))" } ?? "")
+    }
+
+    /// Decides: one evaluation, then `--pin` on its validated chain.
+    ///
+    /// - Throws: `TLSTrustError` `.unsupported` when the backend could not honour the request:
+    ///   no verdict, exit 2.
+    func decide(_ trust: Trust, request: TrustEvaluationRequest, backend: any TrustBackend, host: String?) throws -> RuleOutcome {
+        var outcome = decision(trust, request: request, backend: backend, host: host)
+        // A backend that cannot honour the request has given no verdict: that is exit 2, not 1.
+        if let unsupported = outcome.evaluation.unsupportedFailure {
+            throw TLSTrustError(.unsupported, "\(backend.name): unsupported: \(unsupported.nativeDescription)")
+        }
+        if outcome.isTrusted, let pins {
+            outcome = outcome.requiring(pins, count: pinCount, trust: trust, host: host)
+        }
+        return outcome
+    }
+
+    /// The verdict of the one evaluator that decides (or of the engine, when no rule does).
+    private func decision(_ trust: Trust, request: TrustEvaluationRequest, backend: any TrustBackend, host: String?) -> RuleOutcome {
+        let policyRule = policy.map { "SecurityPolicy(\($0.pinningMode))" }
+        let configurationRule = configuration.flatMap { configuration in host.map { Self.configurationRule(configuration, host: $0) } }
+        var evaluators: [any ServerTrustEvaluating] = []
+        if let policy { evaluators.append(policy) }
+        if let configuration, host != nil { evaluators.append(PinSetTrustEvaluator(configuration)) }
+        guard !evaluators.isEmpty else {
+            let evaluation = request.evaluate(using: backend)
+            return RuleOutcome(evaluation: evaluation, isTrusted: evaluation.isTrusted)
+        }
+        do {
+            let decision: ServerTrustDecision
+            if let host {
+                let evaluator = evaluators.count == 1 ? evaluators[0] : CompositeTrustEvaluator(evaluators: evaluators)
+                decision = try evaluator.evaluate(trust, forHost: host, using: backend)
+            } else if let policy {
+                // Without a host only --af-mode applies (--config needs --hostname): AFNetworking's nil domain.
+                decision = try policy.evaluate(trust, forDomain: nil, using: backend)
+            } else {
+                preconditionFailure("--config without --hostname is refused before evaluating")
+            }
+            let steps = decision.steps.isEmpty ? [decision] : decision.steps
+            // The chain shown (and that --pin must match) is the one the first rule validated;
+            // when it validated none (AFNetworking's allowInvalidCertificates), the engine's own
+            // evaluation of the trust is the record — the only evaluation of this invocation.
+            let evaluation = steps[0].validatedChain?.evaluation ?? request.evaluate(using: backend)
+            var outcome = RuleOutcome(evaluation: evaluation, isTrusted: true)
+            for step in steps {
+                if step.evaluator == policyRule {
+                    outcome.rule = policyRule
+                    outcome.pinMatch = step.pinMatch
+                } else if let configurationRule {
+                    if let match = step.pinMatch {
+                        outcome.pinMatch = match
+                        outcome.rule = configurationRule
+                    } else if outcome.rule == nil {
+                        outcome.rule = "\(configurationRule): \(step.reason)"
+                    }
+                }
+            }
+            return outcome
+        } catch let error as ServerTrustError {
+            let evaluation = error.evaluation ?? request.evaluate(using: backend)
+            let isPolicy = error.evaluator == policyRule
+            // A pin set's validation that failed is validation's verdict, shown as without rules;
+            // AFNetworking's evaluateServerTrust is a verdict of its own, whatever the reason.
+            if !isPolicy, error.evaluation != nil, [.defaultEvaluationFailed, .hostValidationFailed].contains(error.code) {
+                return RuleOutcome(evaluation: evaluation, isTrusted: false)
+            }
+            return RuleOutcome(evaluation: evaluation, isTrusted: false,
+                               refusal: .init(error, rule: (isPolicy ? policyRule : configurationRule) ?? error.evaluator))
+        } catch {
+            let rule = policyRule ?? configurationRule ?? "evaluate"
+            return RuleOutcome(evaluation: request.evaluate(using: backend), isTrusted: false,
+                               refusal: .init(code: "internalError", rule: rule, message: "\(error)"))
+        }
     }
 }
 
@@ -116,74 +221,37 @@ struct RuleOutcome {
         return .init(rule: rule, code: nil, message: nil, pin: pinMatch?.pin, pinIndex: pinMatch?.chainIndex)
     }
 
-    static func evaluate(trust: Trust, request: TrustEvaluationRequest, backend: any TrustBackend,
-                         policy: SecurityPolicy?, host: String?) -> RuleOutcome {
-        guard let policy else {
-            let evaluation = backend.evaluate(request)
-            return RuleOutcome(evaluation: evaluation, isTrusted: evaluation.isTrusted)
-        }
-        let rule = "SecurityPolicy(\(policy.pinningMode))"
-        guard let host else {
-            // AFNetworking with a nil domain: a verdict without evidence.
-            let trusted = policy.evaluateServerTrust(trust, forDomain: nil, using: backend)
-            let evaluation = backend.evaluate(request)
-            return RuleOutcome(evaluation: evaluation, isTrusted: trusted, rule: rule,
-                               refusal: trusted ? nil : Refusal(code: "policyRefused", rule: rule, message: "evaluateServerTrust returned false"))
-        }
-        do {
-            let decision = try policy.evaluate(trust, forHost: host, using: backend)
-            let evaluation = decision.validatedChain?.evaluation ?? backend.evaluate(request)
-            return RuleOutcome(evaluation: evaluation, isTrusted: true, rule: rule, pinMatch: decision.pinMatch)
-        } catch let error as ServerTrustError {
-            return RuleOutcome(evaluation: error.evaluation ?? backend.evaluate(request), isTrusted: false,
-                               refusal: Refusal(code: "\(error.code)", rule: rule, message: error.message))
-        } catch {
-            return RuleOutcome(evaluation: backend.evaluate(request), isTrusted: false,
-                               refusal: Refusal(code: "internalError", rule: rule, message: "\(error)"))
-        }
-    }
-
-    /// Requires one of `pins` to match a certificate of the *validated* chain.
-    func requiring(_ pins: [SPKIPin]) -> RuleOutcome {
+    /// Requires `--pin` (`pins`, `count` of them) on the chain this outcome validated, through
+    /// `PinSetTrustEvaluator`: no second evaluation.
+    func requiring(_ pins: PinSetTrustEvaluator, count: Int, trust: Trust, host: String?) -> RuleOutcome {
         var next = self
         guard let chain = evaluation.validatedChain else {
             next.isTrusted = false
             next.refusal = Refusal(code: "pinSetFailed", rule: "--pin", message: "no chain was validated, so no pin can match")
             return next
         }
-        for pin in pins {
-            for (index, key) in chain.publicKeys.enumerated() where pin.matches(key) {
-                next.rule = rule ?? "--pin"
-                next.pinMatch = PinMatch(pin: pin.text, at: index, in: chain)
-                return next
-            }
-        }
-        next.isTrusted = false
-        next.refusal = Refusal(code: "pinSetFailed", rule: "--pin",
-                               message: "none of \(pins.count) pin\(pins.count == 1 ? "" : "s") matches a certificate of the validated chain")
-        return next
-    }
-
-    /// Requires the pin set of `host` in `configuration`, through `PinSetTrustEvaluator`.
-    func requiring(_ configuration: PinningConfiguration, trust: Trust, host: String, backend: any TrustBackend) -> RuleOutcome {
-        var next = self
-        let evaluator = PinSetTrustEvaluator(configuration)
-        let rule = "PinSetTrustEvaluator" + (configuration.pinSet(for: host).map { "(\($0.domain))" } ?? "")
         do {
-            let decision = try evaluator.evaluate(trust, forHost: host, using: backend)
-            if let match = decision.pinMatch {
-                next.pinMatch = match
-                next.rule = rule
-            } else if next.rule == nil {
-                next.rule = "\(rule): \(decision.reason)"
-            }
+            let decision = try pins.evaluate(validatedChain: chain, of: trust, forHost: host ?? "")
+            next.rule = rule ?? "--pin"
+            next.pinMatch = decision.pinMatch
+        } catch let error as ServerTrustError where error.code == .pinSetFailed {
+            next.isTrusted = false
+            next.refusal = Refusal(code: "pinSetFailed", rule: "--pin",
+                                   message: "none of \(count) pin\(count == 1 ? "" : "s") matches a certificate of the validated chain")
         } catch let error as ServerTrustError {
             next.isTrusted = false
-            next.refusal = Refusal(code: "\(error.code)", rule: rule, message: error.message)
+            next.refusal = Refusal(error, rule: "--pin")
         } catch {
             next.isTrusted = false
-            next.refusal = Refusal(code: "internalError", rule: rule, message: "\(error)")
+            next.refusal = Refusal(code: "internalError", rule: "--pin", message: "\(error)")
         }
         return next
+    }
+}
+
+extension RuleOutcome.Refusal {
+    /// An evaluator's refusal as the verdict line names it: its code and message, under `rule`.
+    init(_ error: ServerTrustError, rule: String) {
+        self.init(code: "\(error.code)", rule: rule, message: error.message)
     }
 }

@@ -37,20 +37,14 @@ struct FetchCommand: ParsableCommand {
         let host = configuration.serverName ?? target.host
         var evaluators: [any ServerTrustEvaluating] = []
         if !pins.isEmpty {
-            let parsed = try pins.map { text in
-                do { return try SPKIPin(text) } catch let error as PinningError { throw TLSTrustError(.invalidArgument, "--pin: \(error.message)") }
-            }
             // Like curl's --pinnedpubkey: the pins concern this connection, whatever its host
             // is — a DNS name or an IP literal.
-            evaluators.append(try PinSetTrustEvaluator(pinsForEveryHost: parsed))
+            evaluators.append(try PinSetTrustEvaluator(pinsForEveryHost: try PinningOptions.parsePins(pins)))
         }
         if let pinning = try configFile.configuration() {
-            if let anchors = pinning.trustAnchors(for: host) {
-                // Every evaluator of the connection validates against the configuration's anchors.
-                if tls.anchors != nil {
-                    throw TLSTrustError(.invalidArgument, "--anchors and --config both name trust anchors for \(host): give one")
-                }
-                configuration.anchors = anchors.trustAnchors
+            // Every evaluator of the connection validates against the configuration's anchors.
+            if let anchors = try ConfigurationFileOptions.anchors(of: pinning, for: host, anchorsGiven: tls.anchors != nil) {
+                configuration.anchors = anchors
             }
             evaluators.append(PinSetTrustEvaluator(pinning))
         }

@@ -48,8 +48,11 @@ struct PinningOptions: ParsableArguments {
     }
 
     /// The parsed `--pin` values; a malformed one is bad usage (exit 2).
-    func parsedPins() throws -> [SPKIPin] {
-        try pins.map { text in
+    func parsedPins() throws -> [SPKIPin] { try Self.parsePins(pins) }
+
+    /// `--pin` values as `evaluate` and `fetch` read them; a malformed one is bad usage (exit 2).
+    static func parsePins(_ texts: [String]) throws -> [SPKIPin] {
+        try texts.map { text in
             do { return try SPKIPin(text) } catch let error as PinningError {
                 throw TLSTrustError(.invalidArgument, "--pin: \(error.message)")
             }
@@ -96,6 +99,19 @@ struct ConfigurationFileOptions: ParsableArguments {
         if config == nil && (resources != nil || debugBuild) {
             throw ValidationError("--resources and --debug-build need --config")
         }
+    }
+
+    /// The trust anchors `configuration` names for `host`, which replace the default ones; nil
+    /// when it names none.
+    ///
+    /// - Parameter anchorsGiven: whether `--anchors` was given too.
+    /// - Throws: `TLSTrustError` `.invalidArgument` when both name anchors: two answers (exit 2).
+    static func anchors(of configuration: PinningConfiguration, for host: String, anchorsGiven: Bool) throws -> TrustAnchors? {
+        guard let anchors = configuration.trustAnchors(for: host) else { return nil }
+        if anchorsGiven {
+            throw TLSTrustError(.invalidArgument, "--anchors and --config both name trust anchors for \(host): give one")
+        }
+        return anchors.trustAnchors
     }
 
     /// The `--config` file, in whichever of the three formats it is; nil without `--config`.

@@ -141,6 +141,18 @@ public struct SecurityPolicy: ServerTrustEvaluating, CustomStringConvertible {
         try decide(trust, domain: host, backend: backend)
     }
 
+    /// The same decision as ``evaluateServerTrust(_:forDomain:using:)`` for any domain, nil
+    /// included, with its evidence: the validated chain (nil when invalid certificates were
+    /// allowed and nothing validated) or the refusal with its evaluation.
+    ///
+    /// For callers that report why, such as `tlstrust evaluate --af-mode` without `--hostname`,
+    /// which would otherwise have to evaluate a second time to show the chain.
+    ///
+    /// - Throws: ``ServerTrustError`` when `evaluateServerTrust` would return false.
+    public func evaluate(_ trust: Trust, forDomain domain: String?, using backend: (any TrustBackend)? = nil) throws -> ServerTrustDecision {
+        try decide(trust, domain: domain, backend: backend)
+    }
+
     private func decide(_ trust: Trust, domain: String?, backend: (any TrustBackend)?) throws -> ServerTrustDecision {
         let run = EvaluationRun(trust, host: domain ?? "", backend: backend, evaluator: "SecurityPolicy(\(pinningMode))")
         let pinned = Self.ordered(pinnedCertificates)

@@ -75,9 +75,49 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
         let anchors = configuration.trustAnchors(for: host)
         if let anchors { trust.anchors = anchors.trustAnchors }
         let run = EvaluationRun(trust, host: host, backend: backend, evaluator: evaluatorName)
+        return try logged(run) {
+            try run.requireCertificates()
+            let set = try pinSet(for: host)
+            let chain = try run.validate(trust.forServer(host: host), expectedPins: set?.pins.map(\.text) ?? [])
+            return try judge(chain, set: set, run: run, anchors: anchors)
+        }
+    }
+
+    /// Applies the pin set of `host` (steps 2 and 3 above) to a chain another evaluation already
+    /// validated, without validating again.
+    ///
+    /// For callers that ask one evaluator for the decision and check further pins on the chain it
+    /// validated — `tlstrust evaluate --pin` checks ``init(pinsForEveryHost:reporter:port:logger:)``
+    /// on the chain of the engine, a pinning configuration or a `SecurityPolicy` — so that one
+    /// invocation evaluates once and the pin rule is still this evaluator's.
+    ///
+    /// - Parameters:
+    ///   - chain: a validated chain for `host` (``TrustEvaluation/validatedChain``).
+    ///   - trust: the trust it was validated from (its presented chain goes into errors and reports).
+    ///   - host: the host the chain was validated for.
+    /// - Throws: ``ServerTrustError`` `.pinSetFailed` as ``evaluate(_:forHost:using:)`` does, and
+    ///   `.defaultEvaluationFailed` when the configuration names trust anchors for `host` and the
+    ///   chain does not end at one of them: it was validated to other anchors than this
+    ///   evaluator's validation would use.
+    public func evaluate(validatedChain chain: ValidatedChain, of trust: Trust, forHost host: String) throws -> ServerTrustDecision {
+        let anchors = configuration.trustAnchors(for: host)
+        let run = EvaluationRun(trust, host: host, backend: nil, evaluator: evaluatorName)
+        return try logged(run) {
+            let set = try pinSet(for: host)
+            if let anchors, !anchors.trustAnchors.allCertificates.contains(chain.anchor) {
+                throw run.error(.defaultEvaluationFailed,
+                                "the chain ends at \(chain.anchor.subject), not at a trust anchor the configuration names for \(host)",
+                                evaluation: chain.evaluation, expectedPins: set?.pins.map(\.text) ?? [])
+            }
+            return try judge(chain, set: set, run: run, anchors: anchors)
+        }
+    }
+
+    /// Logs the decision or the refusal of `body`, as every evaluation of this evaluator is logged.
+    private func logged(_ run: EvaluationRun, _ body: () throws -> ServerTrustDecision) throws -> ServerTrustDecision {
         let logger = self.logger ?? TrustLogging.logger
         do {
-            let decision = try decide(run, trust: trust, host: host, anchors: anchors, logger: logger)
+            let decision = try body()
             TrustLogging.log(decision, logger: logger)
             return decision
         } catch let error as ServerTrustError {
@@ -86,12 +126,17 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
         }
     }
 
-    private func decide(_ run: EvaluationRun, trust: Trust, host: String, anchors: ConfiguredTrustAnchors?,
-                        logger: Logger) throws -> ServerTrustDecision {
-        try run.requireCertificates()
-        let set = try pinsForEveryHost.map { try PinSet(connectionHost: host, pins: $0) } ?? configuration.pinSet(for: host)
+    /// The set that governs `host`: the pins for every host, or the configuration's.
+    private func pinSet(for host: String) throws -> PinSet? {
+        try pinsForEveryHost.map { try PinSet(connectionHost: host, pins: $0) } ?? configuration.pinSet(for: host)
+    }
+
+    /// Steps 2 and 3 on a validated chain.
+    private func judge(_ chain: ValidatedChain, set: PinSet?, run: EvaluationRun, anchors: ConfiguredTrustAnchors?) throws -> ServerTrustDecision {
+        let host = run.host
+        let trust = run.trust
+        let logger = self.logger ?? TrustLogging.logger
         let expected = set?.pins.map(\.text) ?? []
-        let chain = try run.validate(trust.forServer(host: host), expectedPins: expected)
         guard let set else {
             return run.decision(chain, "validated; \(host) is not pinned")
         }
