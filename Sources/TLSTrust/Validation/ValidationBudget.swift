@@ -13,7 +13,7 @@ public struct ValidationBudget: Sendable, Hashable {
     /// The longest path considered, in certificates (leaf and anchor included).
     public var maximumPathLength: Int
     /// Certificate-policy graph operations (RFC 9618): parent links considered, expected policies
-    /// expanded, mappings applied and nodes pruned, over every candidate path (``PolicyGraph``).
+    /// expanded, mappings applied and nodes pruned, over every candidate path (`PolicyGraph`).
     public var policyGraphOperations: Int
 
     public init(signatureChecks: Int = 100, pathBuildingSteps: Int = 200_000,
