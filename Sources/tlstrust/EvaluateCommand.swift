@@ -47,7 +47,7 @@ struct EvaluateCommand: ParsableCommand {
         var outcome = RuleOutcome.evaluate(trust: trust, request: request, backend: backend, policy: policy, host: options.hostname)
         // A backend that cannot honour the request has given no verdict: that is exit 2, not 1.
         if let unsupported = outcome.evaluation.unsupportedFailure {
-            throw TLSTrustError(.unsupported, "\(backend.name): unsupported: \(unsupported.nativeDescription)")
+            throw TLSTrustError(.unsupported, "\(backend.name): unsupported: \(unsupported.detail)")
         }
         if outcome.isTrusted, !pins.isEmpty { outcome = outcome.requiring(pins) }
         if outcome.isTrusted, let configuration, let host = options.hostname {

@@ -95,7 +95,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// (an absent extension allows every purpose).
     public var extendedKeyUsage: [String]? { fields.extendedKeyUsage }
     /// True when the certificate carries a subjectAltName extension (whatever names it holds).
-    public var hasSubjectAltName: Bool { fields.extensions.contains { $0.oid == "2.5.29.17" } }
+    public var hasSubjectAltName: Bool { fields.extensions.contains { $0.oid == ExtensionOID.subjectAltName } }
     /// True when the certificate carries a nameConstraints extension.
     public var hasNameConstraints: Bool { fields.hasNameConstraints }
     /// The OIDs of all extensions, with their criticality.
