@@ -27,6 +27,12 @@ enum AlgorithmOID {
     static let sha384WithRSAEncryption = "1.2.840.113549.1.1.12"
     static let sha512WithRSAEncryption = "1.2.840.113549.1.1.13"
 
+    // SHA-1 signature algorithms no entry of the list holds, named for `SignatureAlgorithm.isWeak`.
+    /// sha1WithRSASignature, the OIW form of sha1WithRSAEncryption.
+    static let sha1WithRSASignatureOIW = "1.3.14.3.2.29"
+    static let ecdsaWithSHA1 = "1.2.840.10045.4.1"
+    static let dsaWithSHA1 = "1.2.840.10040.4.3"
+
     // ECDSA signature algorithms (RFC 5758).
     static let ecdsaWithSHA256 = "1.2.840.10045.4.3.2"
     static let ecdsaWithSHA384 = "1.2.840.10045.4.3.3"
