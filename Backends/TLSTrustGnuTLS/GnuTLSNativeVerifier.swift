@@ -67,8 +67,8 @@ struct GnuTLSNativeVerifier {
         var failures: [TrustFailure] = []
         if result < 0 {
             failures.append(TrustFailure(
-                .internalError, certificateIndex: nil, nativeCode: Int(result),
-                nativeDescription: "gnutls_x509_trust_list_verify_crt2: \(GnuTLSLibrary.errorText(result))"))
+                .internalError, certificateIndex: nil, libraryCode: Int(result),
+                detail: "gnutls_x509_trust_list_verify_crt2: \(GnuTLSLibrary.errorText(result))"))
         }
         let bits = GnuTLSVerifyErrors.bits(of: status)
         for bit in bits where bit != GnuTLSVerifyErrors.invalid || bits.count == 1 {
@@ -81,7 +81,7 @@ struct GnuTLSNativeVerifier {
             if bit == GnuTLSVerifyErrors.signerNotCA, let child = index, child + 1 < chain.count { index = child + 1 }
             failures.append(TrustFailure(
                 GnuTLSVerifyErrors.portableCode(bit, host: request.host), certificateIndex: index,
-                nativeCode: Int(bit), nativeDescription: GnuTLSVerifyErrors.text(bit)))
+                libraryCode: Int(bit), detail: GnuTLSVerifyErrors.text(bit)))
         }
         return request.evaluation(chain: chain, failures: failures, backendName: backendName)
     }

@@ -44,23 +44,34 @@ final class GnuTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable
 
     deinit { gnutls_pubkey_deinit(key) }
 
+    /// The key's type for the engine's list, or nil for one no accepted algorithm uses.
+    private var keyType: SignatureKeyType? {
+        switch algorithm {
+        case GNUTLS_PK_RSA: return .rsa
+        case GNUTLS_PK_RSA_PSS: return .rsaPSS
+        case GNUTLS_PK_ECDSA: return .ec
+        case GNUTLS_PK_EDDSA_ED25519: return .ed25519
+        default: return nil
+        }
+    }
+
     /// GnuTLS's signature algorithm for `scheme` with this key, or nil when the scheme cannot fit
-    /// the key at all. PSS under an rsaEncryption key is GnuTLS's "RSAE" variant; under an
-    /// id-RSASSA-PSS key it is the plain `RSA_PSS` one.
+    /// the key at all (the engine's list decides, ``SignatureScheme/fits(_:)``). PSS under an
+    /// rsaEncryption key is GnuTLS's "RSAE" variant; under an id-RSASSA-PSS key it is the plain
+    /// `RSA_PSS` one.
     private func signAlgorithm(_ scheme: SignatureScheme) -> gnutls_sign_algorithm_t? {
-        switch (scheme, algorithm) {
-        case (.rsaPKCS1v15(let d), GNUTLS_PK_RSA):
+        guard let keyType, scheme.fits(keyType) else { return nil }
+        switch scheme {
+        case .rsaPKCS1v15(let d):
             return [.sha256: GNUTLS_SIGN_RSA_SHA256, .sha384: GNUTLS_SIGN_RSA_SHA384, .sha512: GNUTLS_SIGN_RSA_SHA512][d]
-        case (.rsaPSS(let d), GNUTLS_PK_RSA):
-            return [.sha256: GNUTLS_SIGN_RSA_PSS_RSAE_SHA256, .sha384: GNUTLS_SIGN_RSA_PSS_RSAE_SHA384, .sha512: GNUTLS_SIGN_RSA_PSS_RSAE_SHA512][d]
-        case (.rsaPSS(let d), GNUTLS_PK_RSA_PSS):
+        case .rsaPSS(let d) where keyType == .rsaPSS:
             return [.sha256: GNUTLS_SIGN_RSA_PSS_SHA256, .sha384: GNUTLS_SIGN_RSA_PSS_SHA384, .sha512: GNUTLS_SIGN_RSA_PSS_SHA512][d]
-        case (.ecdsa(let d), GNUTLS_PK_ECDSA):
+        case .rsaPSS(let d):
+            return [.sha256: GNUTLS_SIGN_RSA_PSS_RSAE_SHA256, .sha384: GNUTLS_SIGN_RSA_PSS_RSAE_SHA384, .sha512: GNUTLS_SIGN_RSA_PSS_RSAE_SHA512][d]
+        case .ecdsa(let d):
             return [.sha256: GNUTLS_SIGN_ECDSA_SHA256, .sha384: GNUTLS_SIGN_ECDSA_SHA384, .sha512: GNUTLS_SIGN_ECDSA_SHA512][d]
-        case (.ed25519, GNUTLS_PK_EDDSA_ED25519):
+        case .ed25519:
             return GNUTLS_SIGN_EDDSA_ED25519
-        default:
-            return nil
         }
     }
 

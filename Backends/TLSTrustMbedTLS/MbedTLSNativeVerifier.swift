@@ -32,10 +32,10 @@ struct MbedTLSNativeVerifier {
     }
 
     func run(backendName: String) -> TrustEvaluation {
-        func refuse(_ code: TrustFailureCode, _ message: String, index: Int? = nil, nativeCode: Int = 0) -> TrustEvaluation {
+        func refuse(_ code: TrustFailureCode, _ message: String, index: Int? = nil, libraryCode: Int? = nil) -> TrustEvaluation {
             request.evaluation(
                 chain: [request.leaf],
-                failures: [TrustFailure(code, certificateIndex: index, nativeCode: nativeCode, nativeDescription: message)],
+                failures: [TrustFailure(code, certificateIndex: index, libraryCode: libraryCode, detail: message)],
                 backendName: backendName)
         }
         if let reason = mbedTLSLibrary.unusableReason { return refuse(.internalError, reason) }
@@ -60,7 +60,7 @@ struct MbedTLSNativeVerifier {
                 // An algorithm mbedTLS 2.28 does not implement (Ed25519) is not a verdict on the chain.
                 let code: TrustFailureCode = failure.isUnsupportedAlgorithm ? .unsupported : .malformedCertificate
                 return refuse(code, "mbedTLS cannot parse \(index == 0 ? "the leaf" : "intermediate \(index)"): \(failure.text)",
-                              index: index == 0 ? 0 : nil, nativeCode: Int(failure.code))
+                              index: index == 0 ? 0 : nil, libraryCode: Int(failure.code))
             }
         }
         // A certificate mbedTLS shows the callback is one of the presented ones or an anchor:
@@ -93,7 +93,7 @@ struct MbedTLSNativeVerifier {
             }
         }
         guard status == 0 || status == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED else {
-            return refuse(.internalError, "mbedtls_x509_crt_verify_with_profile: \(MbedTLSLibrary.errorText(status))", nativeCode: Int(status))
+            return refuse(.internalError, "mbedtls_x509_crt_verify_with_profile: \(MbedTLSLibrary.errorText(status))", libraryCode: Int(status))
         }
 
         // The purpose, as mbedTLS's TLS layer checks it on the peer certificate.
@@ -123,8 +123,8 @@ struct MbedTLSNativeVerifier {
             let bits = MbedTLSVerifyFlag.bits(of: flags)
             failures = bits.map { MbedTLSVerifyFlag.failure($0, at: nil) }
             if failures.isEmpty {
-                failures.append(TrustFailure(.internalError, certificateIndex: nil, nativeCode: Int(status),
-                                             nativeDescription: MbedTLSLibrary.errorText(status)))
+                failures.append(TrustFailure(.internalError, certificateIndex: nil, libraryCode: Int(status),
+                                             detail: MbedTLSLibrary.errorText(status)))
             }
         }
         return request.evaluation(chain: chain, failures: failures, backendName: backendName)

@@ -43,6 +43,15 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         self.type = mbedtls_pk_get_type(pk)
     }
 
+    /// The key's type for the engine's list (mbedTLS 2.28 imports RSA and EC keys only).
+    private var keyType: SignatureKeyType? {
+        switch type {
+        case MBEDTLS_PK_RSA: return .rsa
+        case MBEDTLS_PK_ECKEY, MBEDTLS_PK_ECDSA: return .ec
+        default: return nil
+        }
+    }
+
     deinit {
         mbedtls_pk_free(pk)
         pk.deallocate()
@@ -63,17 +72,11 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     /// - Throws: `TLSTrustError` `.unsupported` for Ed25519, which mbedTLS 2.28 does not implement,
     ///   or a digest this mbedTLS build lacks.
     func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
-        let digest: DigestAlgorithm
-        switch scheme {
-        case .ed25519:
+        if scheme == .ed25519 {
             throw TLSTrustError(.unsupported, "mbedTLS 2.28 does not implement Ed25519 signatures")
-        case .rsaPKCS1v15(let d), .rsaPSS(let d):
-            guard type == MBEDTLS_PK_RSA else { return false }
-            digest = d
-        case .ecdsa(let d):
-            guard type == MBEDTLS_PK_ECKEY || type == MBEDTLS_PK_ECDSA else { return false }
-            digest = d
         }
+        // Whether the scheme can be computed with this key at all is the engine's list's answer.
+        guard let keyType, scheme.fits(keyType), let digest = scheme.digest else { return false }
         guard !signature.isEmpty else { return false }
         let md = Self.digest(digest)
         guard let info = mbedtls_md_info_from_type(md) else {

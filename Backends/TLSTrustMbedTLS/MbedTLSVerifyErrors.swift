@@ -57,7 +57,7 @@ enum MbedTLSVerifyFlag {
 
     /// A failure for `flag` at `index`, carrying mbedTLS's code and text.
     static func failure(_ flag: UInt32, at index: Int?) -> TrustFailure {
-        TrustFailure(portableCode(flag), certificateIndex: index, nativeCode: Int(flag), nativeDescription: text(flag))
+        TrustFailure(portableCode(flag), certificateIndex: index, libraryCode: Int(flag), detail: text(flag))
     }
 
     /// mbedTLS's text for one flag, e.g. `The certificate validity has expired`.

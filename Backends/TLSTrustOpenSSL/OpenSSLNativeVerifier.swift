@@ -29,7 +29,7 @@ struct OpenSSLNativeVerifier {
         func fail(_ code: TrustFailureCode, _ message: String, index: Int? = nil) -> TrustEvaluation {
             request.evaluation(
                 chain: [request.leaf],
-                failures: [TrustFailure(code, certificateIndex: index, nativeCode: 0, nativeDescription: message)],
+                failures: [TrustFailure(code, certificateIndex: index, detail: message)],
                 backendName: backendName)
         }
 
@@ -116,14 +116,14 @@ struct OpenSSLNativeVerifier {
             if tooLong && OpenSSLVerifyErrors.portableCode(error) == .unknownIssuer { continue }
             failures.append(TrustFailure(
                 OpenSSLVerifyErrors.portableCode(error), certificateIndex: Int(depth),
-                nativeCode: Int(error), nativeDescription: OpenSSLVerifyErrors.text(error)))
+                libraryCode: Int(error), detail: OpenSSLVerifyErrors.text(error)))
         }
         if verified != 1 && failures.isEmpty {
             // Fail closed: OpenSSL refused without calling back (an internal error).
             let error = X509_STORE_CTX_get_error(ctx)
             failures.append(TrustFailure(
                 error == X509_V_OK ? .internalError : OpenSSLVerifyErrors.portableCode(error), certificateIndex: nil,
-                nativeCode: Int(error), nativeDescription: queued.isEmpty ? OpenSSLVerifyErrors.text(error) : queued))
+                libraryCode: Int(error), detail: queued.isEmpty ? OpenSSLVerifyErrors.text(error) : queued))
         }
 
         return request.evaluation(chain: builtChain(ctx, inputs: inputs), failures: failures, backendName: backendName)

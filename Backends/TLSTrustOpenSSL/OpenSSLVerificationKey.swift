@@ -8,14 +8,10 @@ import TLSTrust
 /// it (openssl-threads(7)); every call here makes its own `EVP_MD_CTX` / `EVP_PKEY_CTX` and only
 /// reads the key, so the object is shared read-only.
 final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendable {  // EVP_PKEY is only read after init
-    /// The key family, read once from the `EVP_PKEY`, to answer `false` for a scheme that does not
-    /// fit the key without asking OpenSSL.
-    enum Family {
-        case rsa, rsaPSS, ec, ed25519, other
-    }
-
     private let pkey: OpaquePointer
-    let family: Family
+    /// The key's type, read once from the `EVP_PKEY` (nil for one no accepted algorithm uses), to
+    /// answer `false` for a scheme that does not fit the key without asking OpenSSL.
+    let keyType: SignatureKeyType?
 
     /// Imports a DER SubjectPublicKeyInfo.
     ///
@@ -45,24 +41,15 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         }
         pkey = parsed
         switch EVP_PKEY_get_base_id(parsed) {
-        case EVP_PKEY_RSA: family = .rsa
-        case EVP_PKEY_RSA_PSS: family = .rsaPSS
-        case EVP_PKEY_EC: family = .ec
-        case EVP_PKEY_ED25519: family = .ed25519
-        default: family = .other
+        case EVP_PKEY_RSA: keyType = .rsa
+        case EVP_PKEY_RSA_PSS: keyType = .rsaPSS
+        case EVP_PKEY_EC: keyType = .ec
+        case EVP_PKEY_ED25519: keyType = .ed25519
+        default: keyType = nil
         }
     }
 
     deinit { EVP_PKEY_free(pkey) }
-
-    /// Whether `scheme` can be computed with a key of this family at all (an ECDSA signature can
-    /// never be valid under an RSA key). Not a policy: the engine decides what is acceptable.
-    private func fits(_ scheme: SignatureScheme) -> Bool {
-        switch (scheme, family) {
-        case (.rsaPKCS1v15, .rsa), (.rsaPSS, .rsa), (.rsaPSS, .rsaPSS), (.ecdsa, .ec), (.ed25519, .ed25519): return true
-        default: return false
-        }
-    }
 
     private static func digest(_ algorithm: DigestAlgorithm) -> OpaquePointer? {
         switch algorithm {
@@ -80,22 +67,19 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     /// - Throws: `TLSTrustError` `.backendFailure` when OpenSSL cannot set up the operation (with
     ///   OpenSSL's reason); never for a bad signature.
     func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
-        guard fits(scheme), !signature.isEmpty else { return false }
+        // Whether the scheme can be computed with this key at all is the engine's list's answer.
+        guard let keyType, scheme.fits(keyType), !signature.isEmpty else { return false }
         guard let ctx = EVP_MD_CTX_new() else {
             throw TLSTrustError(.backendFailure, "OpenSSL: EVP_MD_CTX_new failed: \(OpenSSLLibrary.drainErrors())")
         }
         defer { EVP_MD_CTX_free(ctx) }
 
-        let md: OpaquePointer?
-        switch scheme {
-        case .rsaPKCS1v15(let d), .rsaPSS(let d), .ecdsa(let d): md = Self.digest(d)
-        case .ed25519: md = nil  // pure EdDSA: OpenSSL must be given no digest
-        }
+        let md = scheme.digest.flatMap(Self.digest)  // nil for pure EdDSA: OpenSSL must be given no digest
         var pctx: OpaquePointer?  // owned by ctx
         guard EVP_DigestVerifyInit(ctx, &pctx, md, nil, pkey) == 1 else {
             let reason = OpenSSLLibrary.drainErrors()
             // An id-RSASSA-PSS key restricted to another digest refuses the set-up: no valid signature.
-            if family == .rsaPSS { return false }
+            if keyType == .rsaPSS { return false }
             throw TLSTrustError(.backendFailure, "OpenSSL: EVP_DigestVerifyInit for \(scheme) failed: \(reason)")
         }
         if case .rsaPSS(let d) = scheme {

@@ -358,7 +358,7 @@ public func SecTrustCopyProperties(_ trust: SecTrust) -> CFArray? {
     for failure in outcome.evaluation.failures {
         let index = failure.certificateIndex.map { min($0, properties.count - 1) } ?? 0
         guard properties.indices.contains(index) else { continue }
-        let text = "\(failure.code.identifier): \(failure.nativeDescription)"
+        let text = "\(failure.code.identifier): \(failure.detail)"
         let earlier = properties[index][kSecPropertyTypeError as String] as? String
         properties[index][kSecPropertyTypeError as String] = earlier.map { $0 + "; " + text } ?? text
     }

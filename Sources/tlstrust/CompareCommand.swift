@@ -77,7 +77,7 @@ struct CompareCommand: ParsableCommand {
                 row.backend.name,
                 verdict(row.engine.evaluation),
                 verdict(row.native.evaluation),
-                nativeFailure.map { "\($0.nativeDescription)\($0.certificateIndex.map { " (depth \($0))" } ?? "")" } ?? "-",
+                nativeFailure.map { "\($0.detail)\($0.certificateIndex.map { " (depth \($0))" } ?? "")" } ?? "-",
                 "\(milliseconds(row.engine.micros)) / \(milliseconds(row.native.micros))",
             ].map(\.terminalSafe))
         }

@@ -128,7 +128,7 @@ struct EvaluationRules {
         var outcome = decision(trust, request: request, backend: backend, host: host)
         // A backend that cannot honour the request has given no verdict: that is exit 2, not 1.
         if let unsupported = outcome.evaluation.unsupportedFailure {
-            throw TLSTrustError(.unsupported, "\(backend.name): unsupported: \(unsupported.nativeDescription)")
+            throw TLSTrustError(.unsupported, "\(backend.name): unsupported: \(unsupported.detail)")
         }
         if outcome.isTrusted, let pins {
             outcome = outcome.requiring(pins, count: pinCount, trust: trust, host: host)

@@ -159,8 +159,8 @@ enum EvaluationJSON {
                       sha256Fingerprint: $0.sha256FingerprintHex.uppercased(), publicKeyPin: $0.publicKey.pin)
             },
             failures: evaluation.failures.map {
-                .init(code: $0.code.identifier, certificateIndex: $0.certificateIndex, nativeCode: $0.nativeCode == 0 ? nil : $0.nativeCode,
-                      nativeDescription: $0.nativeDescription)
+                .init(code: $0.code.identifier, certificateIndex: $0.certificateIndex, nativeCode: $0.libraryCode,
+                      nativeDescription: $0.detail)
             },
             timeMicroseconds: micros)
         record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init)

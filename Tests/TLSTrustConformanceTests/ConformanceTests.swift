@@ -25,7 +25,7 @@ struct ConformanceTests {
             #expect(evaluation.failures.first?.code == code,
                     "\(backendName) \(testCase.name): expected \(code), got \(evaluation.failures.map(\.description))")
             #expect(evaluation.result != .proceed && evaluation.result != .unspecified)
-            #expect(evaluation.failures.allSatisfy { !$0.nativeDescription.isEmpty })
+            #expect(evaluation.failures.allSatisfy { !$0.detail.isEmpty })
         }
     }
 

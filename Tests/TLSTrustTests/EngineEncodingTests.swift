@@ -45,7 +45,7 @@ struct EngineEncodingTests {
         expectEngine(trust, .refused(.unknownIssuer))
         for backend in EngineBackends.all {
             let evaluation = trust.evaluate(using: backend)
-            let text = evaluation.description + evaluation.failures.map(\.nativeDescription).joined()
+            let text = evaluation.description + evaluation.failures.map(\.detail).joined()
             #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 },
                     "\(backend.name): raw control characters in \(text.debugDescription)")
         }

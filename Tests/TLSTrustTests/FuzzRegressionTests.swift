@@ -220,7 +220,7 @@ struct FuzzRegressionTests {
                           anchors: .only([pki.root.certificate]))
         expectEveryBackend(trust, .refused(.weakAlgorithm))
         let failure = try #require(trust.evaluate(using: EngineBackends.all[0]).failures.first)
-        #expect(failure.nativeDescription.contains("EC key on curve 1.2.36.72.10045.3.1.7"), "\(failure)")
+        #expect(failure.detail.contains("EC key on curve 1.2.36.72.10045.3.1.7"), "\(failure)")
     }
 
     /// An ECDSA-signed leaf presented with an issuer of the same name holding an Ed25519 key:

@@ -66,8 +66,8 @@ struct NativeVerifierTests {
             #expect(!evaluation.isTrusted, "\(label)")
             let failure = evaluation.failures.first { $0.code == code }
             #expect(failure != nil, "\(label): \(evaluation.failures)")
-            #expect(failure?.nativeCode != 0, "\(label)")
-            #expect(failure?.nativeDescription.isEmpty == false, "\(label)")
+            #expect(failure?.libraryCode != nil, "\(label)")
+            #expect(failure?.detail.isEmpty == false, "\(label)")
         }
     }
 

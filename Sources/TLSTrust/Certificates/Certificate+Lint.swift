@@ -12,7 +12,7 @@ extension Certificate {
         var warnings: [LintWarning] = []
         let subject = self.subject.description
         if !subjectAltNames.isEmpty {
-            for attribute in self.subject.attributes where attribute.oid == CommonNameIdentity.commonNameOID {
+            for attribute in self.subject.attributes where attribute.oid == AttributeOID.commonName {
                 let cn = attribute.value
                 let namesHost = IPAddress(cn) != nil || DNSName.labels(cn, allowWildcard: true) != nil
                 let inSAN = dnsNames.contains(cn) || ipAddresses.contains { $0.description == cn }

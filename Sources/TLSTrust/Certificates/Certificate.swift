@@ -95,7 +95,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// (an absent extension allows every purpose).
     public var extendedKeyUsage: [String]? { fields.extendedKeyUsage }
     /// True when the certificate carries a subjectAltName extension (whatever names it holds).
-    public var hasSubjectAltName: Bool { fields.extensions.contains { $0.oid == "2.5.29.17" } }
+    public var hasSubjectAltName: Bool { fields.extensions.contains { $0.oid == ExtensionOID.subjectAltName } }
     /// True when the certificate carries a nameConstraints extension.
     public var hasNameConstraints: Bool { fields.hasNameConstraints }
     /// The OIDs of all extensions, with their criticality.
@@ -200,25 +200,29 @@ public struct SignatureAlgorithm: Sendable, Hashable, CustomStringConvertible {
     public var description: String { name }
 
     /// True for algorithms no verifier should accept any more (MD2, MD5, SHA-1 based).
+    ///
+    /// A label for display (`tlstrust inspect`), not the engine's decision: the engine accepts
+    /// exactly the algorithms of its one list (docs/validation.md) and refuses every other one,
+    /// "weak" here or not (SHA-224, Ed448, an unknown OID).
     public var isWeak: Bool {
-        ["1.2.840.113549.1.1.2", "1.2.840.113549.1.1.4", "1.2.840.113549.1.1.5", "1.2.840.10045.4.1",
-         "1.2.840.10040.4.3", "1.3.14.3.2.29"].contains(oid)
+        [AlgorithmOID.md2WithRSAEncryption, AlgorithmOID.md5WithRSAEncryption, AlgorithmOID.sha1WithRSAEncryption,
+         AlgorithmOID.ecdsaWithSHA1, AlgorithmOID.dsaWithSHA1, AlgorithmOID.sha1WithRSASignatureOIW].contains(oid)
     }
 
     static let names: [String: String] = [
-        "1.2.840.113549.1.1.2": "md2WithRSAEncryption",
-        "1.2.840.113549.1.1.4": "md5WithRSAEncryption",
-        "1.2.840.113549.1.1.5": "sha1WithRSAEncryption",
-        "1.2.840.113549.1.1.11": "sha256WithRSAEncryption",
-        "1.2.840.113549.1.1.12": "sha384WithRSAEncryption",
-        "1.2.840.113549.1.1.13": "sha512WithRSAEncryption",
-        "1.2.840.113549.1.1.10": "rsassaPss",
-        "1.2.840.10045.4.1": "ecdsa-with-SHA1",
-        "1.2.840.10045.4.3.2": "ecdsa-with-SHA256",
-        "1.2.840.10045.4.3.3": "ecdsa-with-SHA384",
-        "1.2.840.10045.4.3.4": "ecdsa-with-SHA512",
-        "1.3.101.112": "ED25519",
-        "1.3.101.113": "ED448",
+        AlgorithmOID.md2WithRSAEncryption: "md2WithRSAEncryption",
+        AlgorithmOID.md5WithRSAEncryption: "md5WithRSAEncryption",
+        AlgorithmOID.sha1WithRSAEncryption: "sha1WithRSAEncryption",
+        AlgorithmOID.sha256WithRSAEncryption: "sha256WithRSAEncryption",
+        AlgorithmOID.sha384WithRSAEncryption: "sha384WithRSAEncryption",
+        AlgorithmOID.sha512WithRSAEncryption: "sha512WithRSAEncryption",
+        AlgorithmOID.rsassaPSS: "rsassaPss",
+        AlgorithmOID.ecdsaWithSHA1: "ecdsa-with-SHA1",
+        AlgorithmOID.ecdsaWithSHA256: "ecdsa-with-SHA256",
+        AlgorithmOID.ecdsaWithSHA384: "ecdsa-with-SHA384",
+        AlgorithmOID.ecdsaWithSHA512: "ecdsa-with-SHA512",
+        AlgorithmOID.ed25519: "ED25519",
+        AlgorithmOID.ed448: "ED448",
     ]
 }
 

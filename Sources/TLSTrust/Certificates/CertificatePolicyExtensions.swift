@@ -81,9 +81,9 @@ struct CertificatePolicyExtensions: Sendable {
             let qualifier = try q.readAny()
             guard q.isAtEnd else { throw DERError(description: "unexpected data in PolicyQualifierInfo") }
             switch id {
-            case "1.3.6.1.5.5.7.2.1" where qualifier.identifier != DERTag.ia5String:
+            case PolicyQualifierOID.cps where qualifier.identifier != DERTag.ia5String:
                 throw DERError(description: "CPS qualifier is not an IA5String")
-            case "1.3.6.1.5.5.7.2.2" where qualifier.identifier != DERTag.sequence:
+            case PolicyQualifierOID.userNotice where qualifier.identifier != DERTag.sequence:
                 throw DERError(description: "user notice qualifier is not a SEQUENCE")
             default:
                 continue

@@ -34,7 +34,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     public var isEmpty: Bool { attributes.isEmpty }
 
     /// The first commonName attribute, if any.
-    public var commonName: String? { attributes.first { $0.oid == "2.5.4.3" }?.value }
+    public var commonName: String? { attributes.first { $0.oid == AttributeOID.commonName }?.value }
 
     /// `CN=…, O=…` in encoded order.
     public var description: String {

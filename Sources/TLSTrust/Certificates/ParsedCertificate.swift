@@ -118,17 +118,17 @@ struct ParsedCertificate: Sendable {
                 continue
             }
             switch oid {
-            case "2.5.29.17": try parseSubjectAltName(der, try v.read(DERTag.sequence, "GeneralNames"))
-            case "2.5.29.19": try parseBasicConstraints(der, try v.read(DERTag.sequence, "BasicConstraints"), critical)
-            case "2.5.29.15": try parseKeyUsage(der, try v.read(DERTag.bitString, "KeyUsage"))
-            case "2.5.29.37":
+            case ExtensionOID.subjectAltName: try parseSubjectAltName(der, try v.read(DERTag.sequence, "GeneralNames"))
+            case ExtensionOID.basicConstraints: try parseBasicConstraints(der, try v.read(DERTag.sequence, "BasicConstraints"), critical)
+            case ExtensionOID.keyUsage: try parseKeyUsage(der, try v.read(DERTag.bitString, "KeyUsage"))
+            case ExtensionOID.extendedKeyUsage:
                 let seq = try v.read(DERTag.sequence, "ExtKeyUsageSyntax")
                 var r = DERReader(der, contentsOf: seq)
                 var purposes: [String] = []
                 while !r.isAtEnd { purposes.append(try r.read(DERTag.objectIdentifier, "KeyPurposeId").objectIdentifier(in: der)) }
                 guard !purposes.isEmpty else { throw DERError(description: "empty extendedKeyUsage") }
                 extendedKeyUsage = purposes
-            case "2.5.29.30":
+            case ExtensionOID.nameConstraints:
                 let node = try v.read(DERTag.sequence, "NameConstraints")
                 hasNameConstraints = true
                 do {
@@ -136,11 +136,11 @@ struct ParsedCertificate: Sendable {
                 } catch let error as DERError {
                     nameConstraintsProblem = error.description
                 }
-            case "2.5.29.14":
+            case ExtensionOID.subjectKeyIdentifier:
                 subjectKeyIdentifier = Array(der[try v.read(DERTag.octetString, "SubjectKeyIdentifier").contents])
-            case "2.5.29.35":
+            case ExtensionOID.authorityKeyIdentifier:
                 authorityKeyIdentifier = try AuthorityKeyIdentifier.parse(der, try v.read(DERTag.sequence, "AuthorityKeyIdentifier"))
-            case "1.3.6.1.5.5.7.1.1":
+            case ExtensionOID.authorityInfoAccess:
                 // AuthorityInfoAccessSyntax: SEQUENCE SIZE (1..MAX) OF SEQUENCE { OID, GeneralName }.
                 var aia = DERReader(der, contentsOf: try v.read(DERTag.sequence, "AuthorityInfoAccessSyntax"))
                 guard !aia.isAtEnd else { throw DERError(description: "empty authorityInfoAccess") }

@@ -1,42 +1,28 @@
 extension SignatureScheme {
-    /// Reads a signature AlgorithmIdentifier, accepting only the exact encodings the web PKI uses
-    /// (RFC 4055, RFC 5758, RFC 8410, CA/B Forum BR §7.1.3.2); anything else gives nil, which the
-    /// engine reports as a forbidden algorithm.
-    ///
-    /// - RSA PKCS#1 v1.5: parameters NULL or absent (RFC 4055 asks for NULL; absent parameters are
-    ///   common in older certificates and accepted by Apple, Go and BoringSSL — harmless, as the
-    ///   OID alone fixes the algorithm).
-    /// - RSA-PSS: hash SHA-256/384/512, MGF1 with the same hash, salt length equal to the hash
-    ///   length, trailer field 1.
-    /// - ECDSA and Ed25519: parameters absent.
+    /// Reads a signature AlgorithmIdentifier into the scheme of the entry of
+    /// ``AcceptedSignatureAlgorithm/all`` whose OID and exact parameters it carries; anything else
+    /// gives nil, which the engine reports as a forbidden algorithm.
     init?(algorithmIdentifier der: [UInt8], node: DERNode) {
         var r = DERReader(der, contentsOf: node)
         guard let oidNode = try? r.read(DERTag.objectIdentifier, "algorithm"),
               let oid = try? oidNode.objectIdentifier(in: der) else { return nil }
         let params: DERNode? = r.isAtEnd ? nil : (try? r.readAny())
         guard r.isAtEnd else { return nil }
-        func isNull(_ n: DERNode?) -> Bool { n.map { $0.identifier == DERTag.null && $0.contents.isEmpty } ?? false }
-        switch oid {
-        case "1.2.840.113549.1.1.11": guard params == nil || isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha256)
-        case "1.2.840.113549.1.1.12": guard params == nil || isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha384)
-        case "1.2.840.113549.1.1.13": guard params == nil || isNull(params) else { return nil }; self = .rsaPKCS1v15(.sha512)
-        case "1.2.840.10045.4.3.2": guard params == nil else { return nil }; self = .ecdsa(.sha256)
-        case "1.2.840.10045.4.3.3": guard params == nil else { return nil }; self = .ecdsa(.sha384)
-        case "1.2.840.10045.4.3.4": guard params == nil else { return nil }; self = .ecdsa(.sha512)
-        case "1.3.101.112": guard params == nil else { return nil }; self = .ed25519
-        case "1.2.840.113549.1.1.10":
-            guard let params, let digest = Self.pssDigest(der, params) else { return nil }
-            self = .rsaPSS(digest)
-        default:
-            return nil
+        let isNull = params.map { $0.identifier == DERTag.null && $0.contents.isEmpty } ?? false
+        var pss: DigestAlgorithm??  // read once, on the first PSS entry
+        for entry in AcceptedSignatureAlgorithm.all where entry.oid == oid {
+            switch entry.parameters {
+            case .absent:
+                if params == nil { self = entry.scheme; return }
+            case .nullOrAbsent:
+                if params == nil || isNull { self = entry.scheme; return }
+            case .rsassaPSS(let digest):
+                if pss == nil { pss = params.flatMap { Self.pssDigest(der, $0) } }
+                if pss == digest { self = entry.scheme; return }
+            }
         }
+        return nil
     }
-
-    /// RSA PKCS#1 v1.5 OIDs (md2, md5, sha1, sha224, sha256, sha384, sha512 with RSA).
-    static let rsaPKCS1OIDs: Set<String> = [
-        "1.2.840.113549.1.1.2", "1.2.840.113549.1.1.4", "1.2.840.113549.1.1.5", "1.2.840.113549.1.1.14",
-        "1.2.840.113549.1.1.11", "1.2.840.113549.1.1.12", "1.2.840.113549.1.1.13",
-    ]
 
     /// Whether two AlgorithmIdentifiers name the same RSA PKCS#1 v1.5 algorithm and differ only in
     /// absent versus NULL parameters — the one inner/outer mismatch a certificate may carry and
@@ -50,11 +36,11 @@ extension SignatureScheme {
             return (oid, p.identifier == DERTag.null && p.contents.isEmpty)
         }
         guard let x = parts(a), let y = parts(b) else { return false }
-        return x.oid == y.oid && rsaPKCS1OIDs.contains(x.oid) && x.paramsAbsentOrNull && y.paramsAbsentOrNull
+        return x.oid == y.oid && AlgorithmOID.rsaPKCS1Signatures.contains(x.oid) && x.paramsAbsentOrNull && y.paramsAbsentOrNull
     }
 
     private static let digestOIDs: [String: DigestAlgorithm] = [
-        "2.16.840.1.101.3.4.2.1": .sha256, "2.16.840.1.101.3.4.2.2": .sha384, "2.16.840.1.101.3.4.2.3": .sha512,
+        AlgorithmOID.sha256: .sha256, AlgorithmOID.sha384: .sha384, AlgorithmOID.sha512: .sha512,
     ]
 
     /// `HashAlgorithm ::= AlgorithmIdentifier` with NULL or absent parameters.
@@ -84,7 +70,7 @@ extension SignatureScheme {
         var m = DERReader(der, contentsOf: mgfField)
         guard let mgf = try? m.read(DERTag.sequence, "MGF"), m.isAtEnd else { return nil }
         var mf = DERReader(der, contentsOf: mgf)
-        guard (try? mf.read(DERTag.objectIdentifier, "mgf").objectIdentifier(in: der)) == "1.2.840.113549.1.1.8",
+        guard (try? mf.read(DERTag.objectIdentifier, "mgf").objectIdentifier(in: der)) == AlgorithmOID.mgf1,
               let mgfHash = try? mf.readAny(), mf.isAtEnd, self.digest(der, mgfHash) == digest else { return nil }
         var s = DERReader(der, contentsOf: saltField)
         guard let salt = try? s.read(DERTag.integer, "salt").smallInteger(in: der), s.isAtEnd, salt == digest.length else { return nil }

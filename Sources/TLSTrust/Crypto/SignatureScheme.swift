@@ -1,9 +1,10 @@
 /// A signature scheme the validation engine may ask a backend to verify.
 ///
-/// The engine decides *which* schemes are acceptable (`AlgorithmPolicy`, docs/validation.md); a backend only
-/// performs the arithmetic. Every case here is one the engine can accept; certificates signed
-/// with anything else (MD5, SHA-1, DSA, RSA-PSS with unusual parameters, explicit curves) are
-/// refused by the engine before any backend is asked, so no backend has to know about them.
+/// The engine decides *which* schemes are acceptable (``AcceptedSignatureAlgorithm/all``, the one
+/// list of accepted algorithms, docs/validation.md); a backend only performs the arithmetic. Every
+/// case here is one the list can hold; certificates signed with anything else (MD5, SHA-1, DSA,
+/// RSA-PSS with unusual parameters, explicit curves) are refused by the engine before any backend
+/// is asked, so no backend has to know about them.
 public enum SignatureScheme: Sendable, Hashable, CustomStringConvertible {
     /// RSASSA-PKCS1-v1_5 with the given digest.
     case rsaPKCS1v15(DigestAlgorithm)
@@ -15,16 +16,10 @@ public enum SignatureScheme: Sendable, Hashable, CustomStringConvertible {
     /// Ed25519 (RFC 8410): the message is signed as is, without a separate digest.
     case ed25519
 
-    /// Every scheme the engine can accept, for capability declarations.
-    public static let all: Set<SignatureScheme> = {
-        var s: Set<SignatureScheme> = [.ed25519]
-        for d in DigestAlgorithm.allCases {
-            s.insert(.rsaPKCS1v15(d))
-            s.insert(.rsaPSS(d))
-            s.insert(.ecdsa(d))
-        }
-        return s
-    }()
+    /// Every scheme the engine accepts, read from ``AcceptedSignatureAlgorithm/all``: what a
+    /// backend that verifies everything declares (``TrustBackendCapabilities/signatureSchemes``),
+    /// and what one that lacks a scheme subtracts from.
+    public static let all: Set<SignatureScheme> = Set(AcceptedSignatureAlgorithm.all.map(\.scheme))
 
     public var description: String {
         switch self {

@@ -60,7 +60,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         var a = DERReader(bytes, contentsOf: algorithmID)
         let oid = try a.read(DERTag.objectIdentifier, "key algorithm").objectIdentifier(in: bytes)
         switch oid {
-        case "1.2.840.113549.1.1.1", "1.2.840.113549.1.1.10":
+        case AlgorithmOID.rsaEncryption, AlgorithmOID.rsassaPSS:
             var k = DERReader(bytes, range: keyBits.range)
             let rsa = try k.read(DERTag.sequence, "RSAPublicKey")
             var f = DERReader(bytes, contentsOf: rsa)
@@ -70,18 +70,18 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             let bits = first < modulus.upperBound
                 ? (modulus.upperBound - first - 1) * 8 + (8 - bytes[first].leadingZeroBitCount) : 0
             algorithm = .rsa(bits: bits)
-        case "1.2.840.10045.2.1":
+        case AlgorithmOID.ecPublicKey:
             let curveOID = (try? a.read(DERTag.objectIdentifier, "named curve").objectIdentifier(in: bytes)) ?? "explicit"
             algorithm = .ec(curve: Self.curveNames[curveOID] ?? curveOID)
-        case "1.3.101.112": algorithm = .ed25519
-        case "1.3.101.113": algorithm = .ed448
+        case AlgorithmOID.ed25519: algorithm = .ed25519
+        case AlgorithmOID.ed448: algorithm = .ed448
         default: algorithm = .other(oid: oid)
         }
     }
 
     static let curveNames: [String: String] = [
-        "1.2.840.10045.3.1.7": "P-256", "1.3.132.0.34": "P-384", "1.3.132.0.35": "P-521",
-        "1.3.132.0.10": "secp256k1", "1.3.36.3.3.2.8.1.1.7": "brainpoolP256r1",
+        AlgorithmOID.secp256r1: "P-256", AlgorithmOID.secp384r1: "P-384", AlgorithmOID.secp521r1: "P-521",
+        AlgorithmOID.secp256k1: "secp256k1", AlgorithmOID.brainpoolP256r1: "brainpoolP256r1",
     ]
 
     /// SHA-256 over the SPKI DER.

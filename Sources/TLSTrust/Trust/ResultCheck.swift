@@ -13,8 +13,7 @@ enum ResultCheck {
         if let problem = problem(with: evaluation.chain, for: request) {
             return TrustEvaluation(
                 chain: evaluation.chain,
-                failures: [TrustFailure(.internalError, certificateIndex: nil, nativeCode: 0,
-                                        nativeDescription: "\(evaluation.backendName) reported trust for an inconsistent chain: \(problem)")],
+                failures: [TrustFailure(.internalError, certificateIndex: nil, detail: "\(evaluation.backendName) reported trust for an inconsistent chain: \(problem)")],
                 backendName: evaluation.backendName, anchoredAtCustomAnchor: false)
         }
         var checked = evaluation

@@ -152,7 +152,7 @@ public struct Trust: Sendable {
 
     static func refusal(_ code: TrustFailureCode, _ message: String, backend: String) -> TrustEvaluation {
         TrustEvaluation(
-            chain: [], failures: [TrustFailure(code, certificateIndex: nil, nativeCode: 0, nativeDescription: message)],
+            chain: [], failures: [TrustFailure(code, certificateIndex: nil, detail: message)],
             backendName: backend, anchoredAtCustomAnchor: false)
     }
 }

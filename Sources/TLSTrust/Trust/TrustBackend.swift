@@ -201,7 +201,7 @@ public struct TrustEvaluationRequest: Sendable {
 
     /// An untrusted evaluation with one failure that concerns no single certificate.
     public func refusal(_ code: TrustFailureCode, _ message: String, backendName: String) -> TrustEvaluation {
-        evaluation(chain: [leaf], failures: [TrustFailure(code, certificateIndex: nil, nativeCode: 0, nativeDescription: message)],
+        evaluation(chain: [leaf], failures: [TrustFailure(code, certificateIndex: nil, detail: message)],
                    backendName: backendName)
     }
 

@@ -1,27 +1,46 @@
 /// One reason a certificate chain is not trusted.
 ///
 /// Carries the portable ``code`` that is the same on every backend, the position of the certificate
-/// it concerns in the chain as built (0 is the leaf), and the backend library's own error code and
-/// text, so that nothing the library said is lost.
+/// it concerns in the chain as built (0 is the leaf), and a human-readable ``detail``. When a TLS
+/// library's own verifier found the failure (`engine: .native`), ``libraryCode`` keeps the
+/// library's error number, so that nothing the library said is lost; the validation engine's own
+/// findings have no library code, and say so with nil rather than a made-up 0.
 public struct TrustFailure: Sendable, Hashable, CustomStringConvertible {
     public let code: TrustFailureCode
     /// Index into `TrustEvaluation.chain` (0 = leaf), or nil when the failure concerns no single certificate.
     public let certificateIndex: Int?
-    /// The library's own error number (e.g. an `X509_V_ERR_*` value, a GnuTLS status bit, an mbedTLS flag).
-    public let nativeCode: Int
-    /// The library's own text for the error.
-    public let nativeDescription: String
+    /// The library's own error number (an `X509_V_ERR_*` value, a GnuTLS status bit, an mbedTLS
+    /// flag or error code), or nil when no library reported this failure — the engine's findings,
+    /// and refusals a backend makes before its library is asked.
+    public let libraryCode: Int?
+    /// What is wrong, in words: the engine's message, or the library's own text for ``libraryCode``.
+    public let detail: String
 
-    public init(_ code: TrustFailureCode, certificateIndex: Int?, nativeCode: Int, nativeDescription: String) {
+    public init(_ code: TrustFailureCode, certificateIndex: Int?, libraryCode: Int? = nil, detail: String) {
         self.code = code
         self.certificateIndex = certificateIndex
-        self.nativeCode = nativeCode
-        self.nativeDescription = nativeDescription
+        self.libraryCode = libraryCode
+        self.detail = detail
+    }
+
+    /// The library's error number, or 0 when there is none.
+    @available(*, deprecated, renamed: "libraryCode", message: "libraryCode is nil, not 0, when no library reported the failure")
+    public var nativeCode: Int { libraryCode ?? 0 }
+
+    /// The failure's text, whoever wrote it.
+    @available(*, deprecated, renamed: "detail")
+    public var nativeDescription: String { detail }
+
+    /// The 0.1 initializer, where `nativeCode: 0` meant "no library code" (as the `--json` output
+    /// has always printed it: `null`); 0 therefore becomes a nil ``libraryCode``.
+    @available(*, deprecated, renamed: "init(_:certificateIndex:libraryCode:detail:)")
+    public init(_ code: TrustFailureCode, certificateIndex: Int?, nativeCode: Int, nativeDescription: String) {
+        self.init(code, certificateIndex: certificateIndex, libraryCode: nativeCode == 0 ? nil : nativeCode, detail: nativeDescription)
     }
 
     public var description: String {
         let at = certificateIndex.map { " at depth \($0)" } ?? ""
-        return "\(code)\(at): \(nativeDescription)"
+        return "\(code)\(at): \(detail)"
     }
 }
 

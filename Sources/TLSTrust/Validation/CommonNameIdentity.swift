@@ -22,14 +22,12 @@
 /// (OpenSSL's `X509_check_host`, old clients) read as its identity, so name constraints always
 /// apply to it, as OpenSSL and Chromium apply them.
 enum CommonNameIdentity {
-    static let commonNameOID = "2.5.4.3"
-
     /// The identities the leaf's commonNames stand for, as GeneralNames; empty when the leaf has
     /// any subjectAltName.
     static func names(of leaf: Certificate) -> [GeneralName] {
         guard leaf.subjectAltNames.isEmpty else { return [] }
         var out: [GeneralName] = []
-        for attribute in leaf.subject.attributes where attribute.oid == commonNameOID {
+        for attribute in leaf.subject.attributes where attribute.oid == AttributeOID.commonName {
             let cn = attribute.value
             if let ip = IPAddress(cn) {
                 out.append(.ipAddress(ip.bytes))

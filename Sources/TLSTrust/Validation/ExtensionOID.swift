@@ -1,4 +1,5 @@
-/// The certificate extensions the engine knows, and which of them it processes when critical.
+/// The certificate extensions the parser and the engine know, and which of them the engine
+/// processes when critical. The parser and the engine name extensions only through these.
 enum ExtensionOID {
     static let subjectKeyIdentifier = "2.5.29.14"
     static let keyUsage = "2.5.29.15"
@@ -11,6 +12,8 @@ enum ExtensionOID {
     static let policyConstraints = "2.5.29.36"
     static let extendedKeyUsage = "2.5.29.37"
     static let inhibitAnyPolicy = "2.5.29.54"
+    /// authorityInfoAccess (RFC 5280 §4.2.2.1): read for well-formedness only, so not in ``processed``.
+    static let authorityInfoAccess = "1.3.6.1.5.5.7.1.1"
 
     /// Extensions the engine processes, so their criticality does not make a certificate
     /// unusable. The four policy extensions are processed by ``PolicyGraph`` (RFC 5280 §6.1 with

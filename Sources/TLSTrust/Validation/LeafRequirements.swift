@@ -79,15 +79,13 @@ enum LeafRequirements {
             for address in request.emailAddresses {
                 guard let wanted = EmailAddress(address), !presented.contains(wanted) else { continue }
                 let names = leaf.emailAddresses.isEmpty ? "no rfc822Name in its subjectAltName" : "rfc822Names \(leaf.emailAddresses)"
-                out.append(TrustFailure(.emailAddressMismatch, certificateIndex: 0, nativeCode: 0,
-                                        nativeDescription: "\(address): the leaf has \(names)"))
+                out.append(TrustFailure(.emailAddressMismatch, certificateIndex: 0, detail: "\(address): the leaf has \(names)"))
             }
         }
         // RFC 5280 §4.2.1.3: without the extension the key's use is unrestricted.
         if let usage = leaf.keyUsage, !usage.isSuperset(of: request.requiredKeyUsage) {
             let missing = request.requiredKeyUsage.subtracting(usage)
-            out.append(TrustFailure(.invalidKeyUsage, certificateIndex: 0, nativeCode: 0,
-                                    nativeDescription: "keyUsage lacks \(missing.names.joined(separator: ", ")) (asserts \(usage.names.joined(separator: ", ")))"))
+            out.append(TrustFailure(.invalidKeyUsage, certificateIndex: 0, detail: "keyUsage lacks \(missing.names.joined(separator: ", ")) (asserts \(usage.names.joined(separator: ", ")))"))
         }
         return out
     }

@@ -85,7 +85,7 @@ struct NameConstraintChecker {
     static func names(of certificate: Certificate, isLeaf: Bool) -> [GeneralName] {
         var names = certificate.subjectAltNames
         if !certificate.subject.isEmpty { names.append(.directoryName(certificate.subject)) }
-        for attribute in certificate.subject.attributes where attribute.oid == "1.2.840.113549.1.9.1" {
+        for attribute in certificate.subject.attributes where attribute.oid == AttributeOID.emailAddress {
             names.append(.rfc822Name(attribute.value))
         }
         if isLeaf { names += CommonNameIdentity.names(of: certificate) }

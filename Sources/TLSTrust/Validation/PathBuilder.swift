@@ -114,28 +114,6 @@ struct PathBuilder<Backend: TrustBackend> {
         return anchorCandidates.map { ($0, true) } + intermediateCandidates.map { ($0, false) }
     }
 
-    /// Why the engine will not ask a library to verify a `scheme` signature with `key`, or nil.
-    ///
-    /// Decided here, not by the library, for keys the engine refuses whatever the library says
-    /// (an EC curve other than P-256/384/521, Ed448, DSA, an unknown algorithm: `weakAlgorithm`)
-    /// and for a key that cannot make this scheme's signatures (`badSignature`): the libraries
-    /// differ on those — an unknown curve is "unsupported" to GnuTLS and a "decode error" to
-    /// OpenSSL, mbedTLS cannot import an Ed25519 key at all — and the engine's verdict must be
-    /// the same on every backend (found by the Chain fuzz target). RSA keys below 2048 bits are
-    /// still verified, then refused by the path validator, as before.
-    static func keyProblem(_ key: PublicKey, for scheme: SignatureScheme) -> (TrustFailureCode, String)? {
-        switch (key.algorithm, scheme) {
-        case (.rsa, .rsaPKCS1v15), (.rsa, .rsaPSS), (.ed25519, .ed25519):
-            return nil
-        case (.ec, .ecdsa):
-            return AlgorithmPolicy.problem(with: key).map { (.weakAlgorithm, $0) }
-        case (.ed448, _), (.other, _):
-            return (.weakAlgorithm, AlgorithmPolicy.problem(with: key) ?? "\(key.algorithm) keys are not accepted")
-        default:
-            return (.badSignature, "a \(key.algorithm) key cannot make \(scheme) signatures")
-        }
-    }
-
     /// Whether `issuer`'s key verifies `child`'s signature. An edge signed with a scheme the engine
     /// refuses (MD5, SHA-1, DSA, odd RSA-PSS parameters) is never followed — it can lead to no
     /// trusted path, and following it for free would let such certificates multiply the search —
@@ -144,8 +122,8 @@ struct PathBuilder<Backend: TrustBackend> {
     private func signs(_ child: Certificate, _ issuer: Certificate, childIndex: Int,
                        outcome: inout Outcome, meter: inout BudgetMeter) throws -> Bool {
         guard let scheme = child.signatureScheme else {
-            outcome.edgeFailures.append(TrustFailure(.weakAlgorithm, certificateIndex: childIndex, nativeCode: 0,
-                                                     nativeDescription: "signature algorithm \(child.signatureAlgorithm) is not accepted"))
+            outcome.edgeFailures.append(TrustFailure(.weakAlgorithm, certificateIndex: childIndex,
+                                                     detail: "signature algorithm \(child.signatureAlgorithm) is not accepted"))
             return false
         }
         guard backend.signatureSchemes.contains(scheme) else {
@@ -155,9 +133,9 @@ struct PathBuilder<Backend: TrustBackend> {
             outcome.unsupported = outcome.unsupported ?? "\(backend.name) cannot verify \(scheme) signatures (unsupported)"
             return false
         }
-        if let (code, problem) = Self.keyProblem(issuer.publicKey, for: scheme) {
-            outcome.edgeFailures.append(TrustFailure(code, certificateIndex: childIndex, nativeCode: 0,
-                                                     nativeDescription: "issuer key unusable: \(problem)"))
+        // Keys the list refuses, or that cannot make this scheme, are judged here, before any library.
+        if let (code, problem) = AcceptedSignatureAlgorithm.problem(with: issuer.publicKey, for: scheme) {
+            outcome.edgeFailures.append(TrustFailure(code, certificateIndex: childIndex, detail: "issuer key unusable: \(problem)"))
             return false
         }
         try meter.spendSignature()
@@ -168,8 +146,7 @@ struct PathBuilder<Backend: TrustBackend> {
             outcome.unsupported = outcome.unsupported ?? error.message
             return false
         } catch {
-            outcome.edgeFailures.append(TrustFailure(.badSignature, certificateIndex: childIndex, nativeCode: 0,
-                                                     nativeDescription: "issuer key unusable: \(error)"))
+            outcome.edgeFailures.append(TrustFailure(.badSignature, certificateIndex: childIndex, detail: "issuer key unusable: \(error)"))
             return false
         }
         do {
@@ -178,8 +155,7 @@ struct PathBuilder<Backend: TrustBackend> {
             outcome.unsupported = outcome.unsupported ?? error.message
             return false
         }
-        outcome.edgeFailures.append(TrustFailure(.badSignature, certificateIndex: childIndex, nativeCode: 0,
-                                                 nativeDescription: "signature does not verify with the key of '\(issuer.subject)'"))
+        outcome.edgeFailures.append(TrustFailure(.badSignature, certificateIndex: childIndex, detail: "signature does not verify with the key of '\(issuer.subject)'"))
         return false
     }
 }

@@ -17,7 +17,7 @@ struct PathValidator {
     func validate(_ path: [Certificate], meter: inout BudgetMeter) throws -> (failures: [TrustFailure], policies: ValidatedCertificatePolicies?) {
         var out: [TrustFailure] = []
         func fail(_ code: TrustFailureCode, _ index: Int?, _ message: String) {
-            out.append(TrustFailure(code, certificateIndex: index, nativeCode: 0, nativeDescription: message))
+            out.append(TrustFailure(code, certificateIndex: index, detail: message))
         }
         let last = path.count - 1
         let date = request.verificationDate
@@ -32,7 +32,7 @@ struct PathValidator {
             for ext in c.extensions where ext.critical && !ExtensionOID.processed.contains(ext.oid) {
                 fail(.unhandledCriticalExtension, i, "unhandled critical extension \(ext.oid)")
             }
-            if let problem = AlgorithmPolicy.problem(with: c.publicKey) { fail(.weakAlgorithm, i, problem) }
+            if let problem = AcceptedSignatureAlgorithm.problem(with: c.publicKey) { fail(.weakAlgorithm, i, problem) }
             if i < last && c.signatureScheme == nil {
                 fail(.weakAlgorithm, i, "signature algorithm \(c.signatureAlgorithm) is not accepted")
             }

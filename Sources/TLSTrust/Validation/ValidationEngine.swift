@@ -74,7 +74,7 @@ struct ValidationEngine<Backend: TrustBackend> {
         var failures: [TrustFailure] = []
         var chain: [Certificate]
         if let exhausted = outcome.exhausted {
-            failures.append(TrustFailure(.budgetExhausted, certificateIndex: nil, nativeCode: 0, nativeDescription: exhausted.description))
+            failures.append(TrustFailure(.budgetExhausted, certificateIndex: nil, detail: exhausted.description))
         }
         if let rejected = outcome.firstRejected {
             chain = rejected.path
@@ -85,8 +85,7 @@ struct ValidationEngine<Backend: TrustBackend> {
             let selfIssued = chain[top].isSelfIssued
             if outcome.exhausted == nil {
                 failures.append(TrustFailure(
-                    selfIssued ? .untrustedRoot : .unknownIssuer, certificateIndex: top, nativeCode: 0,
-                    nativeDescription: selfIssued
+                    selfIssued ? .untrustedRoot : .unknownIssuer, certificateIndex: top, detail: selfIssued
                         ? "the path ends at a self-issued certificate that is not an anchor"
                         : "no issuer of '\(chain[top].issuer)' among the anchors and intermediates"))
             }

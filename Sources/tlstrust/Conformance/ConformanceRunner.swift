@@ -102,7 +102,7 @@ struct ConformanceRunner {
         guard let evaluation else { return outcome(accepted: false, "no evaluation") }
         if let unsupported = evaluation.unsupportedFailure {
             return Outcome(caseID: testcase.id, backend: backend.name, verifier: verifier, kind: .notRun,
-                           detail: "not run (unsupported: \(unsupported.nativeDescription))", duration: duration)
+                           detail: "not run (unsupported: \(unsupported.detail))", duration: duration)
         }
         if evaluation.isTrusted { return outcome(accepted: true, "accepted", duration) }
         return outcome(accepted: false, "rejected: \(evaluation.primaryFailure.map(\.description) ?? "no chain")", duration)
