@@ -1,6 +1,6 @@
 /// The object identifiers of the algorithms the parser reads: signature and key
 /// AlgorithmIdentifiers, digests, named curves. Named here once so that the parser, the list of
-/// accepted signature algorithms (``AcceptedSignatureAlgorithm``) and the key reader spell each
+/// accepted signature algorithms (`AcceptedSignatureAlgorithm`) and the key reader spell each
 /// OID the same way; a literal OID elsewhere in the parser or the engine is a bug.
 enum AlgorithmOID {
     // Subject public key algorithms (SubjectPublicKeyInfo.algorithm).

@@ -1,6 +1,6 @@
 extension SignatureScheme {
     /// Reads a signature AlgorithmIdentifier into the scheme of the entry of
-    /// ``AcceptedSignatureAlgorithm/all`` whose OID and exact parameters it carries; anything else
+    /// `AcceptedSignatureAlgorithm/all` whose OID and exact parameters it carries; anything else
     /// gives nil, which the engine reports as a forbidden algorithm.
     init?(algorithmIdentifier der: [UInt8], node: DERNode) {
         var r = DERReader(der, contentsOf: node)

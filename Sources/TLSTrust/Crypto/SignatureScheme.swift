@@ -1,6 +1,6 @@
 /// A signature scheme the validation engine may ask a backend to verify.
 ///
-/// The engine decides *which* schemes are acceptable (``AcceptedSignatureAlgorithm/all``, the one
+/// The engine decides *which* schemes are acceptable (`AcceptedSignatureAlgorithm/all`, the one
 /// list of accepted algorithms, docs/validation.md); a backend only performs the arithmetic. Every
 /// case here is one the list can hold; certificates signed with anything else (MD5, SHA-1, DSA,
 /// RSA-PSS with unusual parameters, explicit curves) are refused by the engine before any backend
@@ -16,7 +16,7 @@ public enum SignatureScheme: Sendable, Hashable, CustomStringConvertible {
     /// Ed25519 (RFC 8410): the message is signed as is, without a separate digest.
     case ed25519
 
-    /// Every scheme the engine accepts, read from ``AcceptedSignatureAlgorithm/all``: what a
+    /// Every scheme the engine accepts, read from `AcceptedSignatureAlgorithm/all`: what a
     /// backend that verifies everything declares (``TrustBackendCapabilities/signatureSchemes``),
     /// and what one that lacks a scheme subtracts from.
     public static let all: Set<SignatureScheme> = Set(AcceptedSignatureAlgorithm.all.map(\.scheme))
