@@ -95,7 +95,8 @@ struct EvaluationOptions: ParsableArguments {
                 return "\(quoted) is not a DNS name or IP literal (letters, digits and inner hyphens in dot-separated labels of 1 to 63 characters)"
             }
         }
-        return nil
+        // And the engine's own rule (one place): no name that resolvers read as an address.
+        return HostIdentity(name).validationProblem.map { "\(quoted): \($0)" }
     }
 
     /// Builds the `Trust` the options describe; unreadable input throws `TLSTrustError`.

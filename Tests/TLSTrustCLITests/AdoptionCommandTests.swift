@@ -28,7 +28,7 @@ struct AdoptionCommandTests {
         try withFixtures { files in
             let leaf = try files.pem("leaf.pem", [pki.leaf, pki.intermediate])
             let anchors = try files.pem("root.pem", [pki.root])
-            for bad in ["bad host!", "a..example.com", "bücher.example", "-", "exa_mple.com", "*.example.com", String(repeating: "a", count: 64) + ".com"] {
+            for bad in ["bad host!", "a..example.com", "127.1", "2130706433", "0x7f000001", "bücher.example", "-", "exa_mple.com", "*.example.com", String(repeating: "a", count: 64) + ".com"] {
                 let result = try ToolRunner.run(["evaluate", "--backend", "openssl", "--leaf", leaf, "--anchors", anchors, "--hostname", bad])
                 result.expectExit(2, "\(bad)")
                 #expect(result.stderr.contains("--hostname"), "\(result)")
