@@ -25,6 +25,23 @@ struct BackendsCommandTests {
         #expect(result.stdout.contains("public suffix list: /usr/share/publicsuffix/public_suffix_list.dat (loaded)"), "\(result)")
     }
 
+    @Test("without the public suffix list it says so, and no wildcard certificate matches (fail closed)")
+    func missingSuffixListFailsClosed() throws {
+        let pki = try TestHierarchy.make(leafDNSNames: ["*.example.com"])
+        try withFixtures { files in
+            let leaf = try files.pem("leaf.pem", [pki.leaf, pki.intermediate])
+            let anchors = try files.pem("anchors.pem", [pki.root])
+            let missing = ["TLSTRUST_PUBLIC_SUFFIX_LIST": "/nonexistent/public_suffix_list.dat"]
+            let backends = try ToolRunner.run(["backends"], environment: missing)
+            #expect(backends.stdout.contains("/nonexistent/public_suffix_list.dat") && backends.stdout.contains("NOT"), "\(backends)")
+            let evaluate = ["evaluate", "--backend", "openssl", "--leaf", leaf, "--anchors", anchors, "--hostname", "www.example.com"]
+            try ToolRunner.run(evaluate).expectExit(0, "with the list, the wildcard matches")
+            let refused = try ToolRunner.run(evaluate, environment: missing)
+            refused.expectExit(1, "without the list, no wildcard matches")
+            #expect(refused.stdout.contains("hostnameMismatch"), "\(refused)")
+        }
+    }
+
     @Test("names the store it read and how many anchors it holds")
     func reportsTheStore() throws {
         let cas = try (0..<3).map { try TestPKI.issue(.certificateAuthority(commonName: "Store CA \($0)")) }

@@ -5,8 +5,9 @@
 /// at all — a server with a wildcard certificate is then refused (fail closed). Install Debian's
 /// `publicsuffix` package to read it from `/usr/share/publicsuffix/public_suffix_list.dat`.
 public enum PublicSuffixListStatus {
-    /// Where the list is read from.
-    public static var path: String { PublicSuffixList.defaultPath }
+    /// Where the list is read from: `TLSTRUST_PUBLIC_SUFFIX_LIST` when set, else Debian's
+    /// `/usr/share/publicsuffix/public_suffix_list.dat`.
+    public static var path: String { PublicSuffixList.path }
     /// Whether it was read (once per process).
     public static var isLoaded: Bool { PublicSuffixList.shared.isLoaded }
 }

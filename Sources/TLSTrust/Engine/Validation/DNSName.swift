@@ -75,7 +75,10 @@ enum DNSName {
 /// at all (``PublicSuffixListStatus`` reports it; `docs/validation.md` says so).
 final class PublicSuffixList: Sendable {
     static let defaultPath = "/usr/share/publicsuffix/public_suffix_list.dat"
-    static let shared = PublicSuffixList(path: defaultPath)
+    /// The file read: `TLSTRUST_PUBLIC_SUFFIX_LIST` when set (a distribution that keeps the list
+    /// elsewhere; tests of the fail-closed rule), else Debian's path. Read once per process.
+    static let path = ProcessInfo.processInfo.environment["TLSTRUST_PUBLIC_SUFFIX_LIST"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultPath
+    static let shared = PublicSuffixList(path: path)
 
     private let rules: Set<String>
     private let wildcards: Set<String>
