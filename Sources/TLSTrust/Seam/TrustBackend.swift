@@ -44,8 +44,10 @@ public protocol TrustBackend: Sendable {
     ///   `.unsupported` when it does not support the key's algorithm at all.
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey
 
-    /// Parses DER with the library as well as the core, so a certificate the library cannot read
-    /// is refused up front (the TLS handshake path uses it). The default parses with the core only.
+    /// Parses DER with the library as well as the core: a cross-check for tools and tests (what
+    /// this library can read). No evaluation depends on it — every entry point screens with the
+    /// core's strict parser alone, so a verdict never depends on the way in or on the backend.
+    /// The default parses with the core only.
     func parseCertificate(derEncoded: [UInt8]) throws -> Certificate
 
     /// Extracts the SubjectPublicKeyInfo with the library, independently of the core's parser

@@ -118,11 +118,15 @@ public final class TLSHandshakeContext: Sendable {
             refuse(.noPeerCertificate, "the \(role == .client ? "server" : "client") presented no certificate")
             return false
         }
+        // The core's strict parser screens the chain, as on every other entry point (the CLI,
+        // `SecTrust`, NIO): what is screened must not depend on the way in, nor on the backend (a
+        // library screen would refuse on mbedTLS a CA with name constraints that the engine
+        // enforces on every backend). The library has parsed the chain for its handshake already.
         var certificates: [Certificate] = []
         certificates.reserveCapacity(presentedChain.count)
         for (index, der) in presentedChain.enumerated() {
             do {
-                certificates.append(try backend.parseCertificate(derEncoded: der))
+                certificates.append(try Certificate(derEncoded: der))
             } catch {
                 refuse(.peerTrustRefused, "certificate \(index) of the presented chain cannot be parsed", underlying: error as? TLSTrustError)
                 return false
