@@ -68,6 +68,7 @@ struct EvaluatorPortingGuideExampleTests {
 
     @Test func theSamplesAreVerbatimCopiesOfTheGuide() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let guide = try String(contentsOf: root.appendingPathComponent("docs/porting.md"), encoding: .utf8)
         let section = try #require(guide.components(separatedBy: "## AFSecurityPolicy and Alamofire's evaluators").last)
         let blocks = section.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }

@@ -10,7 +10,7 @@ import Testing
 @Suite("docs/pinning.md examples")
 struct PinningDocExampleTests {
     static let docURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/pinning.md")
 
     /// The fenced blocks of `language` in the document.

@@ -29,7 +29,7 @@ func readmeSample(appCAPEM: String, peerChainDER: [[UInt8]]) throws -> TrustEval
 @Suite("README example")
 struct ReadmeExampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func theSampleTrustsTheAppsServerAndRefusesAProxy() throws {
         let app = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
@@ -47,7 +47,7 @@ struct ReadmeExampleTests {
                 .map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty && !$0.hasPrefix("import ") }
         }
-        let source = try String(contentsOf: Self.root.appendingPathComponent("Tests/TLSTrustTests/ReadmeExampleTests.swift"), encoding: .utf8)
+        let source = try String(contentsOf: Self.root.appendingPathComponent("Tests/TLSTrustTests/Documentation/ReadmeExampleTests.swift"), encoding: .utf8)
         let begin = try #require(source.range(of: "// README-SAMPLE-BEGIN\n"))
         let end = try #require(source.range(of: "    // README-SAMPLE-END", range: begin.upperBound..<source.endIndex))
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)

@@ -22,7 +22,7 @@ struct EngineDifferentialTests {
     /// documentation is the one list and cannot drift from what the libraries do.
     static let knownNativeDeviations: [String: [String: String]] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/backends.md")
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/backends.md")
         let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         var table: [String: [String: String]] = [:]
         var inTable = false

@@ -64,7 +64,7 @@ struct ReadmeConnectionExampleTests {
                 .map { $0.trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty }
         }
-        let source = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("Tests/TLSTrustTests/ReadmeConnectionExampleTests.swift"), encoding: .utf8)
+        let source = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("Tests/TLSTrustTests/Documentation/ReadmeConnectionExampleTests.swift"), encoding: .utf8)
         let begin = try #require(source.range(of: "// README-CONNECTION-BEGIN\n"))
         let end = try #require(source.range(of: "    // README-CONNECTION-END", range: begin.upperBound..<source.endIndex))
         let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)

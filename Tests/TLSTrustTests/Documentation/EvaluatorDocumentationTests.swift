@@ -105,6 +105,7 @@ struct EvaluatorDocumentationTests {
 
     @Test func everySampleOfTheCatalogueIsHere() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let catalogue = root.appendingPathComponent("Sources/TLSTrust/TLSTrust.docc")
         let articles = try FileManager.default.contentsOfDirectory(atPath: catalogue.path).filter { $0.hasSuffix(".md") }
         #expect(articles.count == 7)
