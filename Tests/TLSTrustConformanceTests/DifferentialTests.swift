@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -15,7 +16,7 @@ struct DifferentialTests {
     func agreement(testCase: ConformanceCase) throws {
         let trust = try testCase.build()
         var outcomes: [String: TestScenario.Expectation] = [:]
-        for backend in ConformanceBackends.all {
+        for backend in TestBackends.all {
             outcomes[backend.name] = Self.outcome(trust.evaluate(using: backend))
         }
         let documented = KnownDifferences.rows[testCase.name]

@@ -2,6 +2,7 @@
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -102,13 +103,9 @@ struct AcceptedSignatureAlgorithmTests {
     /// The list says a PKCS#1 v1.5 signature never fits an id-RSASSA-PSS key; each backend's key
     /// asks the list, so the same valid signature verifies under the rsaEncryption form of the key
     /// and not under its PSS-only form (mbedTLS 2.28 cannot import PSS-only keys at all).
-    @Test(arguments: ["openssl", "gnutls", "mbedtls"])
+    @Test(arguments: TestBackends.names)
     func aPKCS1SignatureDoesNotFitAPSSOnlyKeyOnAnyBackend(_ name: String) throws {
-        let backend: any TrustBackend = switch name {
-        case "openssl": OpenSSLTrustBackend()
-        case "gnutls": GnuTLSTrustBackend()
-        default: MbedTLSTrustBackend()
-        }
+        let backend = TestBackends.named(name)
         let issuer = try TestPKI.issue(.certificateAuthority(commonName: "PKCS#1 CA", keyAlgorithm: .rsa2048))
         let leaf = try TestPKI.issue(.leaf(commonName: "pkcs1.example.com", dnsNames: ["pkcs1.example.com"]), issuer: issuer).certificate
         #expect(leaf.signatureScheme == .rsaPKCS1v15(.sha256))

@@ -3,6 +3,7 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -10,15 +11,6 @@ import Testing
 /// issuer's imported key (`verificationKey(for:)` + `isValidSignature`), and nothing else does.
 @Suite("Signature verification by each backend")
 struct SignatureVerificationTests {
-    static let backendNames = ["openssl", "gnutls", "mbedtls"]
-
-    static func backend(_ name: String) -> any TrustBackend {
-        switch name {
-        case "openssl": return OpenSSLTrustBackend()
-        case "gnutls": return GnuTLSTrustBackend()
-        default: return MbedTLSTrustBackend()
-        }
-    }
 
     /// One way an issuer signs a certificate, with the scheme the certificate must then report.
     struct SignedCase: Sendable, CustomTestStringConvertible {
@@ -54,9 +46,9 @@ struct SignatureVerificationTests {
         return copy
     }
 
-    @Test(arguments: backendNames, SignedCase.all)
+    @Test(arguments: TestBackends.names, SignedCase.all)
     func aCertificateVerifiesUnderItsIssuersKeyAndNotWithOneBitFlipped(_ name: String, _ signed: SignedCase) throws {
-        let backend = Self.backend(name)
+        let backend = TestBackends.named(name)
         let (issuer, certificate) = try Self.mint(signed)
         #expect(certificate.signatureScheme == signed.scheme)
         guard backend.capabilities.signatureSchemes.contains(signed.scheme) else {
@@ -84,9 +76,9 @@ struct SignatureVerificationTests {
         #expect(try !stranger.isValidSignature(signature, for: tbs, scheme: signed.scheme))
     }
 
-    @Test(arguments: backendNames, SignedCase.all)
+    @Test(arguments: TestBackends.names, SignedCase.all)
     func aSchemeThatDoesNotFitTheSignatureGivesFalseOrUnsupported(_ name: String, _ signed: SignedCase) throws {
-        let backend = Self.backend(name)
+        let backend = TestBackends.named(name)
         guard backend.capabilities.signatureSchemes.contains(signed.scheme) else { return }
         let (issuer, certificate) = try Self.mint(signed)
         let key = try issuer.verificationKey(for: backend)
@@ -102,9 +94,9 @@ struct SignatureVerificationTests {
         }
     }
 
-    @Test(arguments: backendNames, [TestKeyAlgorithm.rsa2048, .ecdsaP256, .ed25519])
+    @Test(arguments: TestBackends.names, [TestKeyAlgorithm.rsa2048, .ecdsaP256, .ed25519])
     func garbageNeitherCrashesNorVerifies(_ name: String, _ algorithm: TestKeyAlgorithm) throws {
-        let backend = Self.backend(name)
+        let backend = TestBackends.named(name)
         let scheme: SignatureScheme = switch algorithm {
         case .rsa2048: .rsaPKCS1v15(.sha256)
         case .ed25519: .ed25519
@@ -135,9 +127,9 @@ struct SignatureVerificationTests {
         }
     }
 
-    @Test(arguments: backendNames)
+    @Test(arguments: TestBackends.names)
     func keysThatAreNotKeysAreRefusedOrVerifyNothing(_ name: String) throws {
-        let backend = Self.backend(name)
+        let backend = TestBackends.named(name)
         let (issuer, certificate) = try Self.mint(SignedCase(issuerKey: .ecdsaP256, digest: .sha256, scheme: .ecdsa(.sha256)))
         // A well-framed SPKI whose point is not on the curve: refused at import (OpenSSL, mbedTLS)
         // or, where the library defers the check to verification, never valid.
@@ -177,9 +169,9 @@ struct SignatureVerificationTests {
     static let hasOpenSSLTool = FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
     static let rsaKey = Result { try TestPrivateKey(.rsa2048) }
 
-    @Test(.enabled(if: hasOpenSSLTool), arguments: backendNames, DigestAlgorithm.allCases)
+    @Test(.enabled(if: hasOpenSSLTool), arguments: TestBackends.names, DigestAlgorithm.allCases)
     func rsaPSSWithASaltAsLongAsTheDigestVerifiesAndNoOtherSaltDoes(_ name: String, _ digest: DigestAlgorithm) throws {
-        let backend = Self.backend(name)
+        let backend = TestBackends.named(name)
         let rsa = try Self.rsaKey.get()
         let key = try backend.importPublicKey(PublicKey(subjectPublicKeyInfoDER: rsa.subjectPublicKeyInfoDER))
         let message = Array("TLSTrust RSA-PSS \(digest)".utf8)
@@ -218,9 +210,9 @@ struct SignatureVerificationTests {
         }
     }
 
-    @Test(.enabled(if: hasOpenSSLTool), arguments: backendNames)
+    @Test(.enabled(if: hasOpenSSLTool), arguments: TestBackends.names)
     func anRSAPSSKeyVerifiesPSSSignaturesOnly(_ name: String) throws {
-        let backend = Self.backend(name)
+        let backend = TestBackends.named(name)
         let message = Array("TLSTrust id-RSASSA-PSS key".utf8)
         let (spki, signature) = try Self.rsaPSSKeyAndSignature(message)
         let publicKey = try PublicKey(subjectPublicKeyInfoDER: spki)
@@ -238,9 +230,9 @@ struct SignatureVerificationTests {
 
     // MARK: Concurrency
 
-    @Test(arguments: backendNames, [TestKeyAlgorithm.rsa2048, .ecdsaP256, .ecdsaP384])
+    @Test(arguments: TestBackends.names, [TestKeyAlgorithm.rsa2048, .ecdsaP256, .ecdsaP384])
     func oneImportedKeyVerifiesFromManyTasksAtOnce(_ name: String, _ algorithm: TestKeyAlgorithm) async throws {
-        let backend = Self.backend(name)
+        let backend = TestBackends.named(name)
         let scheme: SignatureScheme = algorithm == .rsa2048 ? .rsaPKCS1v15(.sha256) : .ecdsa(.sha256)
         let (issuer, certificate) = try Self.mint(SignedCase(issuerKey: algorithm, digest: .sha256, scheme: scheme))
         let key = try issuer.verificationKey(for: backend)
@@ -261,9 +253,9 @@ struct SignatureVerificationTests {
         #expect(outcomes == Array(repeating: true, count: 8))
     }
 
-    @Test(arguments: backendNames)
+    @Test(arguments: TestBackends.names)
     func theImportedKeyIsCachedOnTheCertificate(_ name: String) throws {
-        let backend = Self.backend(name)
+        let backend = TestBackends.named(name)
         let (issuer, _) = try Self.mint(SignedCase(issuerKey: .ecdsaP256, digest: .sha256, scheme: .ecdsa(.sha256)))
         let first = try issuer.verificationKey(for: backend)
         #expect(try issuer.verificationKey(for: backend) === first)

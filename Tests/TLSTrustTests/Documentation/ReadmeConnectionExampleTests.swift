@@ -2,6 +2,7 @@ import Foundation
 import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -32,7 +33,7 @@ func readmeConnectionSample(appCA: Certificate, pinnedKey: PublicKey, backupKey:
 
 @Suite("README connection example")
 struct ReadmeConnectionExampleTests {
-    @Test("The sample fetches from the app's server, and refuses a server whose key is not pinned", arguments: ["openssl", "gnutls", "mbedtls"])
+    @Test("The sample fetches from the app's server, and refuses a server whose key is not pinned", arguments: TestBackends.names)
     func sample(name: String) async throws {
         let backend = try TLSMatrixTests.backend(name)
         let app = try TestHierarchy.make(leafDNSNames: [], leafIPAddresses: ["127.0.0.1"])

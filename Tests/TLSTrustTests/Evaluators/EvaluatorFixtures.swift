@@ -6,19 +6,6 @@ import TLSTrustOpenSSL
 import TLSTrustTesting
 import Testing
 
-/// The backends every evaluator rule runs on, by name (Swift Testing arguments must be Sendable
-/// and readable in the test list).
-enum EvaluatorBackends {
-    static let names = ["openssl", "gnutls", "mbedtls"]
-
-    static func named(_ name: String) -> any TrustBackend {
-        switch name {
-        case "openssl": OpenSSLTrustBackend()
-        case "gnutls": GnuTLSTrustBackend()
-        default: MbedTLSTrustBackend()
-        }
-    }
-}
 
 /// A small world for evaluator tests, minted per test:
 /// - `real`: the genuine public PKI of `api.example.com`, its root in the (test) system store;

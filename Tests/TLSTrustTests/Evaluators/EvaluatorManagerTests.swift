@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -43,9 +44,9 @@ struct EvaluatorManagerTests {
         }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func theManagerEvaluatesWithTheChosenEvaluatorAndRefusesUnknownHosts(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let w = try EvaluatorWorld()
         let m = try ServerTrustManager(evaluators: ["**.example.com": .anchored([w.app.root.certificate])])
         let decision = try m.evaluate(w.trust(w.app.chain), forHost: EvaluatorWorld.host, using: backend)

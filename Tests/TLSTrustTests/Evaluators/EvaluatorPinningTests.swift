@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -10,9 +11,9 @@ struct EvaluatorPinningTests {
 
     // MARK: Pinned certificates
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aPinnedCertificateIsFoundAtItsPositionInTheValidatedChain(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         for (index, pinned, position) in [(0, w.real.leaf, ValidatedChain.Position.leaf), (1, w.real.intermediate, .intermediate),
                                           (2, w.real.root, .root)] {
             let decision = try pick(.pinnedCertificates([pinned.certificate]))
@@ -40,9 +41,9 @@ struct EvaluatorPinningTests {
     }
 
     /// Seed 002: a self-signed server whose certificate the app carries.
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aPinnedSelfSignedServerNeedsAcceptSelfSignedCertificates(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let pinned = [w.selfSigned.certificate]
         expectRefusal(.defaultEvaluationFailed) {
             try pick(.pinnedCertificates(pinned)).evaluate(w.trust([w.selfSigned]), forHost: EvaluatorWorld.host, using: backend)
@@ -61,9 +62,9 @@ struct EvaluatorPinningTests {
         }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func withoutDefaultValidationTheLeafMustStillChainToAPin(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         // The app's private root, not in the system store: accepted through the pin alone.
         let evaluator: any ServerTrustEvaluating = .pinnedCertificates([w.app.root.certificate], performDefaultValidation: false)
         let decision = try evaluator.evaluate(w.trust(w.app.chain), forHost: EvaluatorWorld.host, using: backend)
@@ -89,9 +90,9 @@ struct EvaluatorPinningTests {
 
     // MARK: Public keys
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aPinnedPublicKeyIsFoundInTheValidatedChain(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let key = w.real.intermediate.certificate.publicKey
         let decision = try pick(.publicKeys([key])).evaluate(w.trust(w.real.chain), forHost: EvaluatorWorld.host, using: backend)
         #expect(decision.pinMatch?.pin == key.pin)
@@ -107,9 +108,9 @@ struct EvaluatorPinningTests {
         expectRefusal(.noPinsConfigured) { try pick(.publicKeys([])).evaluate(w.trust(w.real.chain), forHost: EvaluatorWorld.host, using: backend) }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aKeyPinSurvivesTheLeafBeingReissued(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let reissued = try TestPKI.issue(.leaf(commonName: EvaluatorWorld.host, dnsNames: [EvaluatorWorld.host]),
                                          subjectKey: w.real.leaf.privateKey, issuer: w.real.intermediate)
         #expect(reissued.certificate != w.real.leaf.certificate)
@@ -122,9 +123,9 @@ struct EvaluatorPinningTests {
         }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func withoutDefaultValidationTheLeafMustBeSignedUnderAPinnedKey(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         // A self-signed server, its key pinned: accepted without any CA.
         let own: any ServerTrustEvaluating = .publicKeys([w.selfSigned.certificate.publicKey], performDefaultValidation: false)
         #expect(try own.evaluate(w.trust([w.selfSigned]), forHost: EvaluatorWorld.host, using: backend).pinMatch?.chainIndex == 0)
@@ -143,9 +144,9 @@ struct EvaluatorPinningTests {
     /// A forged chain for the host, issued by a CA the system store trusts, with the genuine
     /// pinned certificates appended to the presented list, is refused by every pinning evaluator
     /// in every configuration: pins are matched against the validated chain only.
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aForgedChainWithTheGenuinePinnedCertificateAppendedIsRefused(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let forged = w.trust(w.forgedWithGenuineAppended)
         // The forged chain alone is valid as far as the system store is concerned.
         _ = try DefaultTrustEvaluator().evaluate(forged, forHost: EvaluatorWorld.host, using: backend)

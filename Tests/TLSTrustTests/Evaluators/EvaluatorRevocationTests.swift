@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -30,9 +31,9 @@ struct EvaluatorRevocationTests {
         #expect(throws: TLSTrustError.self) { try CertificateRevocationList.crls(pemOrDER: Array(w.real.leaf.pem.utf8)) }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aChainNoCurrentCRLListsIsAccepted(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let evaluator: any ServerTrustEvaluating = .revocationChecking([try crl(w.real.intermediate), try crl(w.real.root)])
         let decision = try evaluator.evaluate(w.trust(w.real.chain), forHost: host, using: backend)
         #expect(decision.reason.contains("2 of 2"))
@@ -42,9 +43,9 @@ struct EvaluatorRevocationTests {
         expectRefusal(.hostValidationFailed) { try evaluator.evaluate(w.trust(w.real.chain), forHost: "x.example.org", using: backend) }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aRevokedLeafOrIntermediateIsRefused(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let leafRevoked = [try crl(w.real.intermediate, revoking: [w.real.leaf]), try crl(w.real.root)]
         let e = expectRefusal(.revocationCheckFailed) {
             try RevocationTrustEvaluator(crls: leafRevoked).evaluate(w.trust(w.real.chain), forHost: host, using: backend)
@@ -59,9 +60,9 @@ struct EvaluatorRevocationTests {
         _ = try RevocationTrustEvaluator(crls: intermediateRevoked, scope: .leafOnly).evaluate(w.trust(w.real.chain), forHost: host, using: backend)
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aMissingStaleOrForgedCRLLeavesTheStatusUnknown(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let rootCRL = try crl(w.real.root)
         let cases: [(String, CertificateRevocationList?)] = [
             ("missing", nil),
@@ -83,9 +84,9 @@ struct EvaluatorRevocationTests {
         }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func theVerificationDateOfTheTrustDecidesWhichCRLsAreCurrent(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let crls = [try crl(w.real.intermediate, revoking: [w.real.leaf], thisUpdate: Date(timeIntervalSinceNow: -60),
                             nextUpdate: Date(timeIntervalSinceNow: 2 * 86400)), try crl(w.real.root)]
         var trust = w.trust(w.real.chain)
@@ -96,10 +97,10 @@ struct EvaluatorRevocationTests {
         expectRefusal(.revocationCheckFailed) { try RevocationTrustEvaluator(crls: crls, requiresCRL: false).evaluate(trust, forHost: host, using: backend) }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aSelfSignedAnchorHasNothingToCheck(_ name: String) throws {
         let trust = Trust(certificates: [w.selfSigned.certificate], anchors: .only([w.selfSigned.certificate]))
-        let decision = try RevocationTrustEvaluator(crls: []).evaluate(trust, forHost: host, using: EvaluatorBackends.named(name))
+        let decision = try RevocationTrustEvaluator(crls: []).evaluate(trust, forHost: host, using: TestBackends.named(name))
         #expect(decision.reason.contains("0 of 0"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -10,9 +11,9 @@ struct EvaluatorTests {
 
     // MARK: ValidatedChain
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func onlyATrustedEvaluationYieldsAValidatedChain(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         var trust = w.trust(w.real.chain)
         trust.policies = [.ssl(hostname: EvaluatorWorld.host)]
         let chain = try #require(trust.evaluate(using: backend).validatedChain)
@@ -36,19 +37,19 @@ struct EvaluatorTests {
         #expect(w.trust(w.app.chain).evaluate(using: backend).validatedChain == nil)
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aSelfSignedAnchorIsBothLeafAndRoot(_ name: String) throws {
         let trust = Trust(certificates: [w.selfSigned.certificate], policies: [.ssl(hostname: EvaluatorWorld.host)],
                           anchors: .only([w.selfSigned.certificate]))
-        let chain = try #require(trust.evaluate(using: EvaluatorBackends.named(name)).validatedChain)
+        let chain = try #require(trust.evaluate(using: TestBackends.named(name)).validatedChain)
         #expect(chain.count == 1 && chain.positions(at: 0) == [.leaf, .root])
     }
 
     // MARK: Default
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func defaultEvaluationTrustsTheSystemStoreAndChecksTheHost(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let decision = try pick(.default).evaluate(w.trust(w.real.chain), forHost: EvaluatorWorld.host, using: backend)
         #expect(decision.evaluator == "DefaultTrustEvaluator")
         #expect(decision.backendName == name)
@@ -72,7 +73,7 @@ struct EvaluatorTests {
         expectRefusal(.noCertificatesPresented) { try DefaultTrustEvaluator().evaluate(w.trust([]), forHost: EvaluatorWorld.host, using: backend) }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func defaultEvaluationUsesTheSystemStoreOfTheEnvironmentByDefault(_ name: String) throws {
         try TemporaryDirectory.with { dir in
             let bundle = dir.appendingPathComponent("system.pem")
@@ -80,14 +81,14 @@ struct EvaluatorTests {
             let store = SystemTrustStore(files: [bundle.path])
             let trust = Trust(certificates: w.real.chain.certificates,
                               anchors: TrustAnchors([], includingSystemStore: true, systemStore: store))
-            let decision = try DefaultTrustEvaluator().evaluate(trust, forHost: EvaluatorWorld.host, using: EvaluatorBackends.named(name))
+            let decision = try DefaultTrustEvaluator().evaluate(trust, forHost: EvaluatorWorld.host, using: TestBackends.named(name))
             #expect(decision.validatedChain?.evaluation.result == .unspecified)
         }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func defaultEvaluationKeepsTheCallersProfileAndCommonNameOptIn(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         // A leaf naming the host only in its common name: refused unless the trust opts in.
         let cnOnly = try TestPKI.issue(.leaf(commonName: EvaluatorWorld.host), issuer: w.real.intermediate)
         var trust = w.trust([cnOnly, w.real.intermediate])
@@ -103,9 +104,9 @@ struct EvaluatorTests {
 
     // MARK: Anchored
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func anAppCAAsTheOnlyAnchorRefusesASystemTrustedProxy(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let evaluator: any ServerTrustEvaluating = .anchored([w.app.root.certificate])
         let decision = try evaluator.evaluate(w.trust(w.app.chain), forHost: EvaluatorWorld.host, using: backend)
         #expect(decision.validatedChain?.anchor == w.app.root.certificate)
@@ -119,9 +120,9 @@ struct EvaluatorTests {
         expectRefusal(.noPinsConfigured) { try AnchoredTrustEvaluator(anchors: []).evaluate(w.trust(w.app.chain), forHost: EvaluatorWorld.host, using: backend) }
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func anchoredEvaluationCanAddTheSystemStore(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         try TemporaryDirectory.with { dir in
             let bundle = dir.appendingPathComponent("system.pem")
             try TestPKI.writePEM([w.real.root], to: bundle)
@@ -134,9 +135,9 @@ struct EvaluatorTests {
     }
 
     /// Seed 003: two CA anchors, a self-signed one and a public one, through SecTrustSetAnchorCertificates.
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func twoCAAnchorsTrustBothOfTheirServers(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let evaluator: any ServerTrustEvaluating = .anchored([w.selfSigned.certificate, w.real.root.certificate])
         #expect(try evaluator.evaluate(w.trust([w.selfSigned]), forHost: EvaluatorWorld.host, using: backend).validatedChain?.count == 1)
         #expect(try evaluator.evaluate(w.trust(w.real.chain), forHost: EvaluatorWorld.host, using: backend).validatedChain?.count == 3)
@@ -145,9 +146,9 @@ struct EvaluatorTests {
 
     // MARK: Composite
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aCompositeNeedsEveryEvaluator(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let keys = [w.real.intermediate.certificate.publicKey]
         let both: any ServerTrustEvaluating = .composite([.default, .publicKeys(keys)])
         let decision = try both.evaluate(w.trust(w.real.chain), forHost: EvaluatorWorld.host, using: backend)
@@ -161,10 +162,10 @@ struct EvaluatorTests {
 
     // MARK: Disabled
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func theDisabledEvaluatorAcceptsAnythingAndSaysSo(_ name: String) throws {
         let evaluator = DisabledTrustEvaluatorForTestingOnly()
-        let decision = try evaluator.evaluate(w.trust(w.rogue.chain), forHost: "anything.invalid", using: EvaluatorBackends.named(name))
+        let decision = try evaluator.evaluate(w.trust(w.rogue.chain), forHost: "anything.invalid", using: TestBackends.named(name))
         #expect(decision.validatedChain == nil && !decision.isValidated)
         #expect(decision.reason.contains("DISABLED"))
         #expect(evaluator.lint().map(\.code) == [.trustEvaluationDisabled])

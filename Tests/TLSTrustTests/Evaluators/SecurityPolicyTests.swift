@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -32,9 +33,9 @@ struct SecurityPolicyTests {
     }
 
     /// AFNetworking 2.5.1: pinning mode none accepted any certificate.
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func regression251ModeNoneValidatesTheChain(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         #expect(SecurityPolicy.default.evaluateServerTrust(w.trust(w.real.chain), forDomain: host, using: backend))
         #expect(!SecurityPolicy.default.evaluateServerTrust(w.trust(w.app.chain), forDomain: host, using: backend), "unknown issuer")
         #expect(!SecurityPolicy.default.evaluateServerTrust(w.trust([w.selfSigned]), forDomain: host, using: backend), "self-signed")
@@ -43,9 +44,9 @@ struct SecurityPolicyTests {
     }
 
     /// AFNetworking ≤ 2.5.2: validatesDomainName defaulted to off, so any valid certificate for any host passed.
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func regression252TheDomainIsValidatedByDefault(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         for p in [SecurityPolicy.default, policy(.certificate, [w.real.root]), policy(.publicKey, [w.real.root])] {
             #expect(p.evaluateServerTrust(w.trust(w.real.chain), forDomain: host, using: backend), "\(p)")
             #expect(!p.evaluateServerTrust(w.trust(w.real.chain), forDomain: "evil.example.org", using: backend), "\(p)")
@@ -66,9 +67,9 @@ struct SecurityPolicyTests {
 
     // MARK: The early refusal and mode none
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func validatingADomainWithInvalidCertificatesAllowedRequiresPins(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let p = policy(.none, allowInvalid: true)
         // Refused even for a perfectly valid chain, as in AFNetworking.
         #expect(!p.evaluateServerTrust(w.trust(w.real.chain), forDomain: host, using: backend))
@@ -79,9 +80,9 @@ struct SecurityPolicyTests {
         #expect(p.evaluateServerTrust(w.trust([w.selfSigned]), forDomain: nil, using: backend))
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func modeNoneWithInvalidCertificatesAllowedAcceptsAnythingAndLintSaysSo(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let p = policy(.none, allowInvalid: true, validatesDomainName: false)
         let decision = try p.evaluate(w.trust(w.app.chain), forHost: "anything.example.org", using: backend)
         #expect(decision.validatedChain == nil)
@@ -93,9 +94,9 @@ struct SecurityPolicyTests {
 
     // MARK: Certificate mode
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func certificateModeMakesThePinsTheOnlyAnchors(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         // Pinned leaf of a system-valid chain: the second evaluation ends at the pinned leaf.
         let leafPinned = try policy(.certificate, [w.real.leaf]).evaluate(w.trust(w.real.chain), forHost: host, using: backend)
         #expect(leafPinned.validatedChain?.count == 1 && leafPinned.pinMatch?.chainIndex == 0)
@@ -118,9 +119,9 @@ struct SecurityPolicyTests {
     }
 
     /// Seed 002: AFNetworking with a self-signed server whose .der certificate the app bundles.
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func aPinnedSelfSignedServerInCertificateMode(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let p = policy(.certificate, [w.selfSigned], allowInvalid: true)
         #expect(p.evaluateServerTrust(w.trust([w.selfSigned]), forDomain: host, using: backend))
         #expect(!p.evaluateServerTrust(w.trust([w.selfSigned]), forDomain: "other.example.com", using: backend))
@@ -132,9 +133,9 @@ struct SecurityPolicyTests {
 
     // MARK: Public-key mode
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func publicKeyModeFindsAPinnedKeyInTheValidatedChain(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         let p = policy(.publicKey, [w.real.intermediate])
         let decision = try p.evaluate(w.trust(w.real.chain), forHost: host, using: backend)
         #expect(decision.pinMatch?.pin == w.real.intermediate.certificate.publicKey.pin)
@@ -151,9 +152,9 @@ struct SecurityPolicyTests {
     /// The deliberate difference from AFNetworking: in public-key mode with invalid certificates
     /// allowed, AFNetworking accepts any chain in which *some presented* certificate carries a
     /// pinned key. Here the key must be on the leaf's signature path.
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func publicKeyModeRefusesAPinnedCertificateMerelyAppended(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         for pinned in [w.real.leaf, w.real.intermediate, w.real.root] {
             for allowInvalid in [false, true] {
                 let p = policy(.publicKey, [pinned], allowInvalid: allowInvalid)
@@ -169,9 +170,9 @@ struct SecurityPolicyTests {
         #expect(policy(.publicKey, [w.real.leaf], allowInvalid: true).lint().map(\.code) == [.allowInvalidCertificatesWithPublicKeyPinning])
     }
 
-    @Test(arguments: EvaluatorBackends.names)
+    @Test(arguments: TestBackends.names)
     func certificateModeRefusesTheForgedChainToo(_ name: String) throws {
-        let backend = EvaluatorBackends.named(name)
+        let backend = TestBackends.named(name)
         for pinned in [w.real.leaf, w.real.intermediate, w.real.root] {
             for allowInvalid in [false, true] {
                 #expect(!policy(.certificate, [pinned], allowInvalid: allowInvalid)

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -10,9 +11,9 @@ import Testing
 struct ValidatedChainPinCheckTests {
     typealias F = PinningFixtures
 
-    @Test("the same decisions as a full evaluation, without validating again", arguments: F.backendNames)
+    @Test("the same decisions as a full evaluation, without validating again", arguments: TestBackends.names)
     func sameDecisions(backend name: String) throws {
-        let backend = SignatureVerificationTests.backend(name)
+        let backend = TestBackends.named(name)
         let h = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
         let trust = F.trust(h)
         var server = trust
@@ -36,7 +37,7 @@ struct ValidatedChainPinCheckTests {
 
     @Test("a chain validated to other anchors than those the configuration names is refused")
     func configuredAnchors() throws {
-        let backend = SignatureVerificationTests.backend("openssl")
+        let backend = TestBackends.named("openssl")
         let h = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
         let own = try TestHierarchy.make()
         var configuration = try PinningConfiguration()
@@ -52,7 +53,7 @@ struct ValidatedChainPinCheckTests {
 
     @Test("SecurityPolicy with a nil domain: evaluateServerTrust's verdict, with its evidence")
     func policyWithoutDomain() throws {
-        let backend = SignatureVerificationTests.backend("openssl")
+        let backend = TestBackends.named("openssl")
         let h = try TestHierarchy.make()
         let other = try TestHierarchy.make()
         let policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [h.root.certificate])

@@ -3,6 +3,7 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -197,7 +198,7 @@ struct FuzzRegressionTests {
 
     /// Evaluates with the engine on every backend and expects `expected` from each.
     func expectEveryBackend(_ trust: Trust, _ expected: EngineVerdict, sourceLocation: SourceLocation = #_sourceLocation) {
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             let evaluation = trust.evaluate(using: backend)
             #expect(EngineVerdict(evaluation) == expected, "\(backend.name): \(evaluation)", sourceLocation: sourceLocation)
         }
@@ -219,7 +220,7 @@ struct FuzzRegressionTests {
         let trust = Trust(certificates: [pki.leaf.certificate, intermediate], policies: [.ssl(hostname: "www.example.com")],
                           anchors: .only([pki.root.certificate]))
         expectEveryBackend(trust, .refused(.weakAlgorithm))
-        let failure = try #require(trust.evaluate(using: EngineBackends.all[0]).failures.first)
+        let failure = try #require(trust.evaluate(using: TestBackends.all[0]).failures.first)
         #expect(failure.detail.contains("EC key on curve 1.2.36.72.10045.3.1.7"), "\(failure)")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -29,7 +30,7 @@ struct HostileInputTests {
     func absurdLengths(index: Int) {
         let der = Self.absurdLengthCertificates[index]
         #expect(throws: TLSTrustError(.malformedCertificate, "")) { _ = try Certificate(derEncoded: der) }
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             #expect(throws: TLSTrustError(.malformedCertificate, ""), "\(backend.name)") { _ = try backend.parseCertificate(derEncoded: der) }
         }
     }
@@ -48,7 +49,7 @@ struct HostileInputTests {
         }
         #expect(der.count > 400_000)
         #expect(throws: TLSTrustError(.malformedCertificate, "")) { _ = try Certificate(derEncoded: der) }
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             #expect(throws: TLSTrustError(.malformedCertificate, ""), "\(backend.name)") { _ = try backend.parseCertificate(derEncoded: der) }
         }
     }
@@ -105,7 +106,7 @@ struct HostileInputTests {
         let honest = try TestPKI.pkcs12(leaf: pki.leaf, password: "pw", encryption: encryption, iterations: 32_768)
         let hostile = try DERRewriter.replacingIntegers(32_768, with: 10_000_000, in: honest)
         #expect(DERRewriter.count(of: 10_000_000, in: hostile) >= 2, "the MAC's and at least one derivation's count")
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             _ = try backend.importPKCS12(honest, password: "pw")  // the control imports
             #expect(throws: TLSTrustError(.limitExceeded, ""), "\(backend.name)") { _ = try backend.importPKCS12(hostile, password: "pw") }
         }
@@ -130,7 +131,7 @@ struct HostileInputTests {
         let hostileDER = try DERRewriter.replacingIntegers(32_768, with: 10_000_000, in: der)
         let hostilePEM = Array(Self.pem("ENCRYPTED PRIVATE KEY", hostileDER).utf8)
         let chain = Array(pki.leaf.pem.utf8)
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             _ = try backend.importIdentity(certificateChainPEM: chain, privateKeyPEM: Array(honestPEM.utf8), password: "pw")
             #expect(throws: TLSTrustError(.limitExceeded, ""), "\(backend.name)") {
                 _ = try backend.importIdentity(certificateChainPEM: chain, privateKeyPEM: hostilePEM, password: "pw")

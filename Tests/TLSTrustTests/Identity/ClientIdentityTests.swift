@@ -3,6 +3,7 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -10,16 +11,7 @@ import Testing
 /// PEM chains and keys, on every backend.
 @Suite("Client identities")
 struct ClientIdentityTests {
-    static let backends = ["openssl", "gnutls", "mbedtls"]
     static let password = "correct horse"
-
-    static func backend(_ name: String) -> any TrustBackend {
-        switch name {
-        case "openssl": OpenSSLTrustBackend()
-        case "gnutls": GnuTLSTrustBackend()
-        default: MbedTLSTrustBackend()
-        }
-    }
 
     static func expectCode(_ code: TLSTrustError.Code, _ body: () throws -> Void) {
         do {
@@ -32,7 +24,7 @@ struct ClientIdentityTests {
         }
     }
 
-    static let cases: [(String, TestPKCS12Encryption, TestKeyAlgorithm)] = backends.flatMap { backend in
+    static let cases: [(String, TestPKCS12Encryption, TestKeyAlgorithm)] = TestBackends.names.flatMap { backend in
         TestPKCS12Encryption.allCases.flatMap { encryption in
             [TestKeyAlgorithm.ecdsaP256, .rsa2048].map { (backend, encryption, $0) }
         }
@@ -42,41 +34,41 @@ struct ClientIdentityTests {
     func importingPKCS12GivesTheLeafChainAndMatchingKey(backend: String, encryption: TestPKCS12Encryption, key: TestKeyAlgorithm) throws {
         let pki = try TestHierarchy.make(keyAlgorithm: key)
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, chain: [pki.intermediate], password: Self.password, encryption: encryption)
-        let identity = try Self.backend(backend).importPKCS12(p12, password: Self.password)
+        let identity = try TestBackends.named(backend).importPKCS12(p12, password: Self.password)
         #expect(identity.certificate == pki.leaf.certificate)
         #expect(identity.certificateChain == [pki.intermediate.certificate])
         #expect(identity.privateKey.publicKey == pki.leaf.certificate.publicKey)
     }
 
-    @Test("A wrong PKCS#12 password is .wrongPassword", arguments: backends, TestPKCS12Encryption.allCases)
+    @Test("A wrong PKCS#12 password is .wrongPassword", arguments: TestBackends.names, TestPKCS12Encryption.allCases)
     func wrongPKCS12PasswordIsWrongPassword(backend: String, encryption: TestPKCS12Encryption) throws {
         let pki = try TestHierarchy.make()
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: Self.password, encryption: encryption)
-        Self.expectCode(.wrongPassword) { _ = try Self.backend(backend).importPKCS12(p12, password: "wrong") }
+        Self.expectCode(.wrongPassword) { _ = try TestBackends.named(backend).importPKCS12(p12, password: "wrong") }
     }
 
-    @Test("A truncated or garbage PKCS#12 file is .malformedPKCS12", arguments: backends)
+    @Test("A truncated or garbage PKCS#12 file is .malformedPKCS12", arguments: TestBackends.names)
     func damagedPKCS12IsMalformed(backend: String) throws {
         let pki = try TestHierarchy.make()
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: Self.password)
-        let b = Self.backend(backend)
+        let b = TestBackends.named(backend)
         Self.expectCode(.malformedPKCS12) { _ = try b.importPKCS12(Array(p12.prefix(p12.count / 2)), password: Self.password) }
         Self.expectCode(.malformedPKCS12) { _ = try b.importPKCS12(Array("not a pkcs12 file".utf8), password: Self.password) }
         Self.expectCode(.malformedPKCS12) { _ = try b.importPKCS12([], password: Self.password) }
     }
 
-    @Test("A PKCS#12 file without a key (-nokeys) is .noPrivateKey", arguments: backends)
+    @Test("A PKCS#12 file without a key (-nokeys) is .noPrivateKey", arguments: TestBackends.names)
     func pkcs12WithoutKeyIsNoPrivateKey(backend: String) throws {
         let pki = try TestHierarchy.make()
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: Self.password, includeKey: false)
-        Self.expectCode(.noPrivateKey) { _ = try Self.backend(backend).importPKCS12(p12, password: Self.password) }
+        Self.expectCode(.noPrivateKey) { _ = try TestBackends.named(backend).importPKCS12(p12, password: Self.password) }
     }
 
-    @Test("A PEM chain and key import, in the clear and encrypted", arguments: backends, [TestKeyAlgorithm.ecdsaP256, .rsa2048])
+    @Test("A PEM chain and key import, in the clear and encrypted", arguments: TestBackends.names, [TestKeyAlgorithm.ecdsaP256, .rsa2048])
     func pemChainAndKeyImport(backend: String, key: TestKeyAlgorithm) throws {
         let pki = try TestHierarchy.make(keyAlgorithm: key)
         let chainPEM = Array([pki.leaf, pki.intermediate].pem.utf8)
-        let b = Self.backend(backend)
+        let b = TestBackends.named(backend)
 
         let clear = try b.importIdentity(certificateChainPEM: chainPEM, privateKeyPEM: TestPKI.privateKeyPEM(of: pki.leaf, password: nil), password: nil)
         #expect(clear.certificate == pki.leaf.certificate)
@@ -90,34 +82,34 @@ struct ClientIdentityTests {
         Self.expectCode(.wrongPassword) { _ = try b.importIdentity(certificateChainPEM: chainPEM, privateKeyPEM: encryptedKey, password: nil) }
     }
 
-    @Test("A PEM key of another certificate is .keyMismatch; a PEM without a key is .noPrivateKey", arguments: backends)
+    @Test("A PEM key of another certificate is .keyMismatch; a PEM without a key is .noPrivateKey", arguments: TestBackends.names)
     func pemKeyMismatchAndMissingKey(backend: String) throws {
         let pki = try TestHierarchy.make()
         let chainPEM = Array([pki.leaf].pem.utf8)
-        let b = Self.backend(backend)
+        let b = TestBackends.named(backend)
         Self.expectCode(.keyMismatch) {
             _ = try b.importIdentity(certificateChainPEM: chainPEM, privateKeyPEM: TestPKI.privateKeyPEM(of: pki.intermediate, password: nil), password: nil)
         }
         Self.expectCode(.noPrivateKey) { _ = try b.importIdentity(certificateChainPEM: chainPEM, privateKeyPEM: chainPEM, password: nil) }
     }
 
-    @Test("A -legacy file with RC2-40 certificates: GnuTLS reads it, OpenSSL (no legacy provider) and mbedTLS say .unsupported", arguments: backends)
+    @Test("A -legacy file with RC2-40 certificates: GnuTLS reads it, OpenSSL (no legacy provider) and mbedTLS say .unsupported", arguments: TestBackends.names)
     func legacyRC2FileIsReadOrUnsupported(backend: String) throws {
         let pki = try TestHierarchy.make()
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: Self.password, encryption: .legacyRC2)
         if backend == "gnutls" {
-            let identity = try Self.backend(backend).importPKCS12(p12, password: Self.password)
+            let identity = try TestBackends.named(backend).importPKCS12(p12, password: Self.password)
             #expect(identity.certificate == pki.leaf.certificate)
         } else {
-            Self.expectCode(.unsupported) { _ = try Self.backend(backend).importPKCS12(p12, password: Self.password) }
+            Self.expectCode(.unsupported) { _ = try TestBackends.named(backend).importPKCS12(p12, password: Self.password) }
         }
     }
 
-    @Test("Every truncation and many byte flips of a PKCS#12 file throw a TLSTrustError, never import", arguments: backends)
+    @Test("Every truncation and many byte flips of a PKCS#12 file throw a TLSTrustError, never import", arguments: TestBackends.names)
     func damagedPKCS12NeverImports(backend: String) throws {
         let pki = try TestHierarchy.make()
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, chain: [pki.intermediate], password: Self.password)
-        let b = Self.backend(backend)
+        let b = TestBackends.named(backend)
         var damaged: [[UInt8]] = stride(from: 0, to: p12.count, by: 5).map { Array(p12.prefix($0)) }
         for position in stride(from: 0, to: p12.count, by: 11) {
             var flipped = p12

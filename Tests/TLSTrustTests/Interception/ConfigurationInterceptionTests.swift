@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -8,9 +9,8 @@ import Testing
 /// handshake: Android `<trust-anchors>`, TrustKit in code, and JSON with an OkHttp pattern.
 @Suite("Configurations against a live intercepting proxy", .serialized)
 struct ConfigurationInterceptionTests {
-    static let names = ["openssl", "gnutls", "mbedtls"]
 
-    @Test("installed proxy CA: fooled without a configuration; refused in the handshake by each configuration", arguments: names)
+    @Test("installed proxy CA: fooled without a configuration; refused in the handshake by each configuration", arguments: TestBackends.names)
     func interception(name: String) async throws {
         let client = try TLSMatrixTests.backend(name)
         let server = try TLSMatrixTests.backend("openssl")

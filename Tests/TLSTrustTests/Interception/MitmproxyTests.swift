@@ -3,6 +3,7 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -13,9 +14,8 @@ import Testing
                                                    "mitmdump is not installed: run `.ci/setup test`"),
        .serialized)
 struct MitmproxyTests {
-    static let names = ["openssl", "gnutls", "mbedtls"]
 
-    @Test("Installed CA: fooled; app CA only: refused; pinned key: refused", arguments: names)
+    @Test("Installed CA: fooled; app CA only: refused; pinned key: refused", arguments: TestBackends.names)
     func interception(name: String) async throws {
         let client = try TLSMatrixTests.backend(name)
         let originBackend = try TLSMatrixTests.backend("openssl")

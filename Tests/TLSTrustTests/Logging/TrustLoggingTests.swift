@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -33,13 +34,13 @@ struct TrustLoggingTests {
     }
 
     @Test("a decision is logged at debug with host, backend, verdict, rule and duration; the PEM only at trace",
-          arguments: PinningFixtures.backendNames)
+          arguments: TestBackends.names)
     func decisionsAreLogged(backend: String) throws {
         let h = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
         let set = try PinSet(domain: "api.example.com", pins: [PinningFixtures.pin(h.leaf), try PinningFixtures.sparePin()])
         let (debug, entries) = Self.logger(.debug)
         _ = try PinSetTrustEvaluator(set, logger: debug)
-            .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+            .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: TestBackends.named(backend))
         let entry = try #require(entries.value.first)
         #expect(entries.value.count == 1 && entry.level == .debug)
         #expect(entry.metadata["tlstrust.host"] == "api.example.com")
@@ -52,19 +53,19 @@ struct TrustLoggingTests {
 
         let (trace, traced) = Self.logger(.trace)
         _ = try PinSetTrustEvaluator(set, logger: trace)
-            .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+            .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: TestBackends.named(backend))
         #expect(traced.value.filter { $0.level == .trace }.contains { "\($0.metadata)".contains("BEGIN CERTIFICATE") })
         #expect(traced.value.filter { $0.level != .trace }.allSatisfy { !"\($0.metadata)".contains("BEGIN CERTIFICATE") })
     }
 
-    @Test("a refusal is logged with the deciding rule", arguments: PinningFixtures.backendNames)
+    @Test("a refusal is logged with the deciding rule", arguments: TestBackends.names)
     func refusalsAreLogged(backend: String) throws {
         let h = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
         let set = try PinSet(domain: "api.example.com", pins: [try PinningFixtures.sparePin(), try PinningFixtures.sparePin()])
         let (debug, entries) = Self.logger(.debug)
         #expect(throws: ServerTrustError.self) {
             try PinSetTrustEvaluator(set, logger: debug)
-                .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+                .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: TestBackends.named(backend))
         }
         let entry = try #require(entries.value.first)
         #expect(entry.metadata["tlstrust.verdict"] == "refused")
@@ -78,20 +79,20 @@ struct TrustLoggingTests {
         let (info, entries) = Self.logger(.info)
         let set = try PinSet(domain: "api.example.com", pins: [try PinningFixtures.sparePin()], enforces: false)
         _ = try PinSetTrustEvaluator(set, logger: info)
-            .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend("openssl"))
+            .evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: TestBackends.named("openssl"))
         #expect(entries.value.isEmpty)
     }
 
-    @Test("any evaluator can be wrapped to log its decisions and refusals", arguments: PinningFixtures.backendNames)
+    @Test("any evaluator can be wrapped to log its decisions and refusals", arguments: TestBackends.names)
     func wrappedEvaluatorsLog(backend: String) throws {
         let h = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
         let (debug, entries) = Self.logger(.debug)
         let evaluator = DefaultTrustEvaluator().logged(to: debug)
-        _ = try evaluator.evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+        _ = try evaluator.evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: TestBackends.named(backend))
         #expect(entries.value.last?.metadata["tlstrust.rule"] == "DefaultTrustEvaluator")
         #expect(entries.value.last?.metadata["tlstrust.verdict"] == "trusted")
         #expect(throws: ServerTrustError.self) {
-            try evaluator.evaluate(PinningFixtures.trust(h), forHost: "other.example.com", using: SignatureVerificationTests.backend(backend))
+            try evaluator.evaluate(PinningFixtures.trust(h), forHost: "other.example.com", using: TestBackends.named(backend))
         }
         #expect(entries.value.last?.metadata["tlstrust.verdict"] == "refused")
         #expect(entries.value.last?.metadata["tlstrust.rule"] == "DefaultTrustEvaluator: hostValidationFailed")
@@ -100,17 +101,17 @@ struct TrustLoggingTests {
         #expect(evaluator.lint().isEmpty)
     }
 
-    @Test("a ServerTrustManager logs each decision and refusal with the rule that applied", arguments: PinningFixtures.backendNames)
+    @Test("a ServerTrustManager logs each decision and refusal with the rule that applied", arguments: TestBackends.names)
     func managerDecisionsAreLogged(backend: String) throws {
         let h = try TestHierarchy.make(leafDNSNames: ["api.example.com"])
         let (debug, entries) = Self.logger(.debug)
         var manager = try ServerTrustManager(evaluators: ["api.example.com": DefaultTrustEvaluator()])
         manager.logger = debug
-        _ = try manager.evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+        _ = try manager.evaluate(PinningFixtures.trust(h), forHost: "api.example.com", using: TestBackends.named(backend))
         #expect(entries.value.last?.metadata["tlstrust.verdict"] == "trusted")
         #expect(entries.value.last?.metadata["tlstrust.backend"] == "\(backend)")
         #expect(throws: ServerTrustError.self) {
-            try manager.evaluate(PinningFixtures.trust(h), forHost: "unknown.example.com", using: SignatureVerificationTests.backend(backend))
+            try manager.evaluate(PinningFixtures.trust(h), forHost: "unknown.example.com", using: TestBackends.named(backend))
         }
         #expect(entries.value.last?.metadata["tlstrust.verdict"] == "refused")
         #expect(entries.value.count == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -11,7 +12,6 @@ import Testing
 /// configuration that says "only my CA" or "these pins" must refuse the forgery anyway.
 @Suite("Configurations enforce what they say, against an intercepting proxy")
 struct ConfigurationEnforcementTests {
-    static let backendNames = PinningFixtures.backendNames
 
     /// The app's PKI, the proxy's, and a debug CA, all minted now.
     struct World {
@@ -60,7 +60,7 @@ struct ConfigurationEnforcementTests {
 
     func decide(_ configuration: PinningConfiguration, _ trust: Trust, host: String = "api.example.com",
                 backend: String) throws -> ServerTrustDecision {
-        try PinSetTrustEvaluator(configuration).evaluate(trust, forHost: host, using: SignatureVerificationTests.backend(backend))
+        try PinSetTrustEvaluator(configuration).evaluate(trust, forHost: host, using: TestBackends.named(backend))
     }
 
     /// The code of the refusal, or nil (with an issue recorded) when the chain was accepted.
@@ -110,7 +110,7 @@ struct ConfigurationEnforcementTests {
     }
 
     @Test("Android: the domain trusts only its @raw CA, the rest only the system store; the proxy is refused (release build)",
-          arguments: backendNames)
+          arguments: TestBackends.names)
     func androidReleaseBuild(backend: String) throws {
         let world = try World()
         try TemporaryDirectory.with { dir in
@@ -136,7 +136,7 @@ struct ConfigurationEnforcementTests {
     }
 
     @Test("Android: a debug build adds debug-overrides' CA, whose chains skip pins (overridePins); the proxy is still refused",
-          arguments: backendNames)
+          arguments: TestBackends.names)
     func androidDebugBuild(backend: String) throws {
         let world = try World()
         try TemporaryDirectory.with { dir in
@@ -161,7 +161,7 @@ struct ConfigurationEnforcementTests {
         }
     }
 
-    @Test("Android: trust-anchors alone (no pin-set) refuse the proxy; before, only pins were applied", arguments: backendNames)
+    @Test("Android: trust-anchors alone (no pin-set) refuse the proxy; before, only pins were applied", arguments: TestBackends.names)
     func androidAnchorsWithoutPins(backend: String) throws {
         let world = try World()
         try TemporaryDirectory.with { dir in
@@ -291,7 +291,7 @@ struct ConfigurationEnforcementTests {
         }
     }
 
-    @Test("Android: an empty <trust-anchors> trusts nothing (fail closed)", arguments: backendNames)
+    @Test("Android: an empty <trust-anchors> trusts nothing (fail closed)", arguments: TestBackends.names)
     func androidEmptyAnchors(backend: String) throws {
         let world = try World()
         let configuration = try PinningConfiguration(androidNetworkSecurityConfig: Array("""
@@ -319,7 +319,7 @@ struct ConfigurationEnforcementTests {
         ]
     }
 
-    @Test("TrustKit in code (kTSK keys) and as an Info.plist: the proxy is refused by the pins", arguments: backendNames)
+    @Test("TrustKit in code (kTSK keys) and as an Info.plist: the proxy is refused by the pins", arguments: TestBackends.names)
     func trustKit(backend: String) throws {
         let world = try World()
         let code = try PinningConfiguration(trustKitConfiguration: Self.trustKitCode(world))
@@ -374,7 +374,7 @@ struct ConfigurationEnforcementTests {
 
     // MARK: JSON with OkHttp patterns
 
-    @Test("JSON with OkHttp patterns: the proxy is refused under *. and **., look-alike hosts are not covered", arguments: backendNames)
+    @Test("JSON with OkHttp patterns: the proxy is refused under *. and **., look-alike hosts are not covered", arguments: TestBackends.names)
     func jsonPatterns(backend: String) throws {
         let world = try World()
         let spare = try PinningFixtures.sparePin().text
@@ -401,16 +401,16 @@ struct ConfigurationEnforcementTests {
 
     // MARK: Pins for any host
 
-    @Test("pins for every host apply to an IP literal too (curl's --pinnedpubkey)", arguments: backendNames)
+    @Test("pins for every host apply to an IP literal too (curl's --pinnedpubkey)", arguments: TestBackends.names)
     func pinsForEveryHost(backend: String) throws {
         let world = try World()
         let ipLeaf = try TestPKI.issue(.leaf(commonName: "127.0.0.1", dnsNames: [], ipAddresses: ["127.0.0.1"]), issuer: world.app.intermediate)
         let evaluator = try PinSetTrustEvaluator(pinsForEveryHost: [SPKIPin(publicKey: world.app.intermediate.certificate.publicKey)])
         let good = Trust(certificates: [ipLeaf.certificate, world.app.intermediate.certificate], anchors: .only([world.app.root.certificate]))
-        #expect(try evaluator.evaluate(good, forHost: "127.0.0.1", using: SignatureVerificationTests.backend(backend)).pinMatch?.chainIndex == 1)
+        #expect(try evaluator.evaluate(good, forHost: "127.0.0.1", using: TestBackends.named(backend)).pinMatch?.chainIndex == 1)
         let forgedIP = try TestPKI.issue(.leaf(commonName: "127.0.0.1", dnsNames: [], ipAddresses: ["127.0.0.1"]), issuer: world.proxyRoot)
         let bad = Trust(certificates: [forgedIP.certificate], anchors: .only([world.proxyRoot.certificate]))
-        #expect(throws: ServerTrustError.self) { try evaluator.evaluate(bad, forHost: "127.0.0.1", using: SignatureVerificationTests.backend(backend)) }
+        #expect(throws: ServerTrustError.self) { try evaluator.evaluate(bad, forHost: "127.0.0.1", using: TestBackends.named(backend)) }
         #expect(throws: PinningError.self) { try PinSetTrustEvaluator(pinsForEveryHost: []) }
     }
 }

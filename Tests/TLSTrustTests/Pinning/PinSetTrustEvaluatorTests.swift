@@ -1,12 +1,12 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
 /// Every rule of the SPKI pin-set evaluator, on every backend, with chains from the factory.
 @Suite("Pin-set evaluator")
 struct PinSetTrustEvaluatorTests {
-    static let backendNames = PinningFixtures.backendNames
     typealias F = PinningFixtures
 
     static func hierarchy() throws -> TestHierarchy {
@@ -16,7 +16,7 @@ struct PinSetTrustEvaluatorTests {
     func evaluate(_ set: PinSet, _ h: TestHierarchy, host: String = "api.example.com", backend: String,
                   reporter: (any PinFailureReporter)? = nil, at date: Date? = nil) throws -> ServerTrustDecision {
         try PinSetTrustEvaluator(set, reporter: reporter)
-            .evaluate(F.trust(h, at: date), forHost: host, using: SignatureVerificationTests.backend(backend))
+            .evaluate(F.trust(h, at: date), forHost: host, using: TestBackends.named(backend))
     }
 
     func refusal(_ body: () throws -> ServerTrustDecision) -> ServerTrustError? {
@@ -32,7 +32,7 @@ struct PinSetTrustEvaluatorTests {
         }
     }
 
-    @Test("a pin matches at its position in the validated chain", arguments: backendNames)
+    @Test("a pin matches at its position in the validated chain", arguments: TestBackends.names)
     func positions(backend: String) throws {
         let h = try Self.hierarchy()
         let spare = try F.sparePin()
@@ -58,14 +58,14 @@ struct PinSetTrustEvaluatorTests {
         }
     }
 
-    @Test("sha384/ and sha512/ pins match like sha256/ ones", arguments: backendNames)
+    @Test("sha384/ and sha512/ pins match like sha256/ ones", arguments: TestBackends.names)
     func longerDigests(backend: String) throws {
         let h = try Self.hierarchy()
         let set = try PinSet(domain: "api.example.com", pins: [F.pin(h.intermediate, .sha384), F.pin(h.root, .sha512)])
         #expect(try evaluate(set, h, backend: backend).pinMatch?.chainIndex == 1)
     }
 
-    @Test("an enforced mismatch refuses and reports the validated chain", arguments: backendNames)
+    @Test("an enforced mismatch refuses and reports the validated chain", arguments: TestBackends.names)
     func enforcedMismatch(backend: String) throws {
         let h = try Self.hierarchy()
         let reporter = CollectingReporter()
@@ -84,7 +84,7 @@ struct PinSetTrustEvaluatorTests {
         #expect(report.reason.contains("no pin"))
     }
 
-    @Test("report-only: a mismatch is reported, not refused", arguments: backendNames)
+    @Test("report-only: a mismatch is reported, not refused", arguments: TestBackends.names)
     func reportOnly(backend: String) throws {
         let h = try Self.hierarchy()
         let reporter = CollectingReporter()
@@ -95,7 +95,7 @@ struct PinSetTrustEvaluatorTests {
         #expect(reporter.reports.count == 1 && reporter.reports.first?.enforce == false)
     }
 
-    @Test("an expired set no longer applies, but default validation still runs", arguments: backendNames)
+    @Test("an expired set no longer applies, but default validation still runs", arguments: TestBackends.names)
     func expiry(backend: String) throws {
         let h = try Self.hierarchy()
         let set = try PinSet(domain: "api.example.com", pins: [try F.sparePin(), try F.sparePin()],
@@ -114,11 +114,11 @@ struct PinSetTrustEvaluatorTests {
         var trust = F.trust(h)
         trust.anchors = .only(stranger.anchors.certificates)
         #expect(throws: ServerTrustError.self) {
-            try PinSetTrustEvaluator(set).evaluate(trust, forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+            try PinSetTrustEvaluator(set).evaluate(trust, forHost: "api.example.com", using: TestBackends.named(backend))
         }
     }
 
-    @Test("includeSubdomains decides whether a subdomain is pinned", arguments: backendNames)
+    @Test("includeSubdomains decides whether a subdomain is pinned", arguments: TestBackends.names)
     func subdomains(backend: String) throws {
         let h = try Self.hierarchy()
         let spare = [try F.sparePin(), try F.sparePin()]
@@ -128,7 +128,7 @@ struct PinSetTrustEvaluatorTests {
         #expect(refusal { try evaluate(deep, h, host: "v2.api.example.com", backend: backend) }?.code == .pinSetFailed)
     }
 
-    @Test("default validation always runs: matching pins never excuse an invalid chain", arguments: backendNames)
+    @Test("default validation always runs: matching pins never excuse an invalid chain", arguments: TestBackends.names)
     func defaultValidationFirst(backend: String) throws {
         let h = try Self.hierarchy()
         let set = try PinSet(domain: "api.example.com", pins: [F.pin(h.leaf), F.pin(h.root)])
@@ -139,13 +139,13 @@ struct PinSetTrustEvaluatorTests {
         var trust = F.trust(h)
         trust.anchors = .only([])
         let error = refusal {
-            try PinSetTrustEvaluator(set, reporter: reporter).evaluate(trust, forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+            try PinSetTrustEvaluator(set, reporter: reporter).evaluate(trust, forHost: "api.example.com", using: TestBackends.named(backend))
         }
         #expect(error?.code == .defaultEvaluationFailed)
         #expect(reporter.reports.isEmpty, "only pin failures of a validated chain are reported")
     }
 
-    @Test("a forged chain with the genuine pinned certificate appended is refused (OkHttp CVE-2016-2402)", arguments: backendNames)
+    @Test("a forged chain with the genuine pinned certificate appended is refused (OkHttp CVE-2016-2402)", arguments: TestBackends.names)
     func appendedGenuineCertificate(backend: String) throws {
         let genuine = try Self.hierarchy()
         let attacker = try Self.hierarchy()   // a CA the client trusts too (say, a mis-issuing public CA)
@@ -153,13 +153,13 @@ struct PinSetTrustEvaluatorTests {
         var trust = Trust(certificates: [attacker.leaf, attacker.intermediate, genuine.intermediate, genuine.root].certificates)
         trust.anchors = .only([attacker.root, genuine.root].certificates)
         let error = refusal {
-            try PinSetTrustEvaluator(set).evaluate(trust, forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+            try PinSetTrustEvaluator(set).evaluate(trust, forHost: "api.example.com", using: TestBackends.named(backend))
         }
         #expect(error?.code == .pinSetFailed)
         #expect(error?.builtChain == [attacker.leaf, attacker.intermediate, attacker.root].certificates)
     }
 
-    @Test("hosts without a set are validated and accepted; an excluded subdomain too", arguments: backendNames)
+    @Test("hosts without a set are validated and accepted; an excluded subdomain too", arguments: TestBackends.names)
     func unpinnedHosts(backend: String) throws {
         let h = try Self.hierarchy()
         let spare = [try F.sparePin(), try F.sparePin()]
@@ -167,11 +167,11 @@ struct PinSetTrustEvaluatorTests {
             try PinSet(domain: "example.com", pins: spare, includesSubdomains: true), .excluded(domain: "api.example.com"),
         ])
         let decision = try PinSetTrustEvaluator(configuration)
-            .evaluate(F.trust(h), forHost: "api.example.com", using: SignatureVerificationTests.backend(backend))
+            .evaluate(F.trust(h), forHost: "api.example.com", using: TestBackends.named(backend))
         #expect(decision.reason.contains("not pinned") && decision.isValidated)
         #expect(throws: ServerTrustError.self) {
             try PinSetTrustEvaluator(configuration)
-                .evaluate(F.trust(h), forHost: "v2.api.example.com", using: SignatureVerificationTests.backend(backend))
+                .evaluate(F.trust(h), forHost: "v2.api.example.com", using: TestBackends.named(backend))
         }
     }
 

@@ -8,7 +8,6 @@ import Testing
 
 /// Chains and helpers shared by the pinning suites.
 enum PinningFixtures {
-    static let backendNames = SignatureVerificationTests.backendNames
 
     /// A trust for `hierarchy`'s chain, anchored at its root only.
     static func trust(_ h: TestHierarchy, at date: Date? = nil) -> Trust {

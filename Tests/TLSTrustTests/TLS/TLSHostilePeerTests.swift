@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -7,7 +8,6 @@ import Testing
 /// the timeout — no crash, no hang, nothing trusted.
 @Suite("TLS: hostile servers")
 struct TLSHostilePeerTests {
-    static let names = TLSMatrixTests.names
 
     /// A raw TCP server on 127.0.0.1 that does `behaviour` with the first connection.
     final class RawServer: @unchecked Sendable {
@@ -55,7 +55,7 @@ struct TLSHostilePeerTests {
         }
     }
 
-    @Test("Garbage instead of a ServerHello: a protocol or handshake error", arguments: names)
+    @Test("Garbage instead of a ServerHello: a protocol or handshake error", arguments: TestBackends.names)
     func garbage(name: String) async throws {
         let server = try RawServer { connection in
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -71,7 +71,7 @@ struct TLSHostilePeerTests {
         #expect(elapsed < .seconds(5))
     }
 
-    @Test("A server that closes after the ClientHello: connectionClosed or handshakeFailed", arguments: names)
+    @Test("A server that closes after the ClientHello: connectionClosed or handshakeFailed", arguments: TestBackends.names)
     func closesMidHandshake(name: String) async throws {
         let server = try RawServer { connection in
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -84,7 +84,7 @@ struct TLSHostilePeerTests {
         #expect(elapsed < .seconds(5))
     }
 
-    @Test("A server that accepts and says nothing: timedOut, by the handshake deadline", arguments: names)
+    @Test("A server that accepts and says nothing: timedOut, by the handshake deadline", arguments: TestBackends.names)
     func stalls(name: String) async throws {
         let server = try RawServer { _ in Thread.sleep(forTimeInterval: 4) }
         defer { server.stop() }
@@ -95,7 +95,7 @@ struct TLSHostilePeerTests {
         #expect(elapsed < .seconds(3), "\(elapsed)")
     }
 
-    @Test("A server whose random bytes look like a TLS record header with an absurd length", arguments: names)
+    @Test("A server whose random bytes look like a TLS record header with an absurd length", arguments: TestBackends.names)
     func absurdRecord(name: String) async throws {
         let server = try RawServer { connection in
             var buffer = [UInt8](repeating: 0, count: 4096)
@@ -111,7 +111,7 @@ struct TLSHostilePeerTests {
         #expect(elapsed < .seconds(5))
     }
 
-    @Test("A 50-certificate chain of same-named issuers is refused within the budget", arguments: names)
+    @Test("A 50-certificate chain of same-named issuers is refused within the budget", arguments: TestBackends.names)
     func fiftyCertificates(name: String) async throws {
         let backend = try TLSMatrixTests.backend(name)
         let server = try TLSMatrixTests.backend("openssl")

@@ -3,6 +3,7 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -10,16 +11,10 @@ import Testing
 /// same trust decisions whichever library is on either side.
 @Suite("TLS: every backend against every backend")
 struct TLSMatrixTests {
-    static let names = ["openssl", "gnutls", "mbedtls"]
-    static let pairs: [(String, String)] = names.flatMap { client in names.map { (client, $0) } }
+    static let pairs: [(String, String)] = TestBackends.names.flatMap { client in TestBackends.names.map { (client, $0) } }
 
     static func backend(_ name: String) throws -> any TLSBackend {
-        let trust: any TrustBackend = switch name {
-        case "openssl": OpenSSLTrustBackend()
-        case "gnutls": GnuTLSTrustBackend()
-        default: MbedTLSTrustBackend()
-        }
-        return try #require(trust as? any TLSBackend, "\(name) cannot run TLS")
+        try #require(TestBackends.tls(name), "\(name) cannot run TLS")
     }
 
     static let timeouts = TLSTimeouts(connect: .seconds(3), handshake: .seconds(5), read: .seconds(5))

@@ -3,6 +3,7 @@ import Foundation
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -18,7 +19,7 @@ struct BackendRolesTests {
     }
 
     @Test func theInTreeBackendsPlayEveryRole() {
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             #expect(backend.capabilities.roles == [.signatures, .nativeVerifier, .identities, .tls], "\(backend.name)")
             #expect(backend.capabilities.signatureSchemes == backend.signatureSchemes)
         }
@@ -64,7 +65,7 @@ struct BackendRolesTests {
         // The convenience on any backend forwards to the role: no recursion, the same identity.
         let pki = try TestHierarchy.make()
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: "roles")
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             let viaAny = try backend.importPKCS12(p12, password: "roles")
             #expect(viaAny.certificate == pki.leaf.certificate, "\(backend.name)")
         }

@@ -3,6 +3,7 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -11,7 +12,6 @@ import Testing
 /// capabilities — refuses what the library cannot be told instead of ignoring it.
 @Suite("Native verifiers")
 struct NativeVerifierTests {
-    static let backendNames = SignatureVerificationTests.backendNames
     static let host = "www.example.com"
 
     func evaluate(
@@ -21,10 +21,10 @@ struct NativeVerifierTests {
         var trust = Trust(certificates: chain.certificates, policies: policies, anchors: .only(anchors.certificates))
         trust.engine = .native
         trust.verificationDate = date
-        return trust.evaluate(using: SignatureVerificationTests.backend(name))
+        return trust.evaluate(using: TestBackends.named(name))
     }
 
-    @Test(arguments: backendNames, [TestKeyAlgorithm.rsa2048, .ecdsaP256, .ecdsaP384])
+    @Test(arguments: TestBackends.names, [TestKeyAlgorithm.rsa2048, .ecdsaP256, .ecdsaP384])
     func aValidChainIsTrustedWithThePathTheLibraryBuilt(_ name: String, _ algorithm: TestKeyAlgorithm) throws {
         let pki = try TestHierarchy.make(keyAlgorithm: algorithm)
         let evaluation = evaluate(name, pki.chain, anchors: pki.anchors)
@@ -34,7 +34,7 @@ struct NativeVerifierTests {
         #expect(evaluation.backendName == name)
     }
 
-    @Test(arguments: backendNames)
+    @Test(arguments: TestBackends.names)
     func ed25519ChainsAreTrustedWhereTheLibraryImplementsEd25519(_ name: String) throws {
         let pki = try TestHierarchy.make(keyAlgorithm: .ed25519)
         let evaluation = evaluate(name, pki.chain, anchors: pki.anchors)
@@ -44,7 +44,7 @@ struct NativeVerifierTests {
         }
     }
 
-    @Test(arguments: backendNames)
+    @Test(arguments: TestBackends.names)
     func aNonSelfSignedAnchorEndsThePath(_ name: String) throws {
         let pki = try TestHierarchy.make()
         let evaluation = evaluate(name, pki.chain, anchors: [pki.intermediate])
@@ -52,7 +52,7 @@ struct NativeVerifierTests {
         #expect(evaluation.chain == [pki.leaf.certificate, pki.intermediate.certificate])
     }
 
-    @Test(arguments: backendNames)
+    @Test(arguments: TestBackends.names)
     func failuresCarryThePortableCodeAndTheLibrarysOwn(_ name: String) throws {
         let pki = try TestHierarchy.make()
         let stranger = try TestHierarchy.make()
@@ -71,17 +71,17 @@ struct NativeVerifierTests {
         }
     }
 
-    @Test(arguments: backendNames)
+    @Test(arguments: TestBackends.names)
     func aLeafWithoutTheRequiredPurposeIsRefused(_ name: String) throws {
         let scenario = try TestScenario.clientAuthOnlyLeaf()
         let evaluation = evaluate(name, scenario.chain, anchors: scenario.anchors)
         #expect(evaluation.failures.contains { $0.code == .purposeNotAllowed }, "\(evaluation.failures)")
     }
 
-    @Test(arguments: backendNames)
+    @Test(arguments: TestBackends.names)
     func whatTheLibraryCannotBeToldIsRefusedAsUnsupported(_ name: String) throws {
         let pki = try TestHierarchy.make(leafIPAddresses: ["127.0.0.1"])
-        let capabilities = SignatureVerificationTests.backend(name).capabilities.nativeVerifier
+        let capabilities = TestBackends.named(name).capabilities.nativeVerifier
         let requests: [(NativeVerifierFeatures, TrustEvaluation)] = [
             (.verificationTime, evaluate(name, pki.chain, anchors: pki.anchors, at: Date())),
             (.ipAddressHost, evaluate(name, pki.chain, anchors: pki.anchors, policies: [.ssl(server: true, hostname: "127.0.0.1")])),
@@ -109,12 +109,12 @@ struct NativeVerifierTests {
         #expect(later.failures.contains { $0.code == .expired && $0.certificateIndex == 0 }, "\(later.failures)")
     }
 
-    @Test(arguments: backendNames)
+    @Test(arguments: TestBackends.names)
     func concurrentNativeEvaluationsShareOneAnchorStore(_ name: String) async throws {
         let good = try TestHierarchy.make()
         let bad = try TestHierarchy.make()
         let anchors = TrustAnchors.only([good.root.certificate])
-        let backend = SignatureVerificationTests.backend(name)
+        let backend = TestBackends.named(name)
         func trust(_ pki: TestHierarchy) -> Trust {
             var trust = Trust(certificates: pki.chain.certificates, policies: [.ssl(server: true, hostname: Self.host)], anchors: anchors)
             trust.engine = .native

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -28,7 +29,7 @@ struct SystemTrustStoreReloadTests {
         }
     }
 
-    @Test("a CA removed from the store stops being trusted, caches notwithstanding", arguments: PinningFixtures.backendNames)
+    @Test("a CA removed from the store stops being trusted, caches notwithstanding", arguments: TestBackends.names)
     func removedCAIsDistrusted(backend: String) throws {
         let pki = try TestHierarchy.make()
         let other = try TestPKI.issue(.certificateAuthority(commonName: "Unrelated CA"))
@@ -38,7 +39,7 @@ struct SystemTrustStoreReloadTests {
             let store = SystemTrustStore(files: [bundle.path])
             let anchors = TrustAnchors([], includingSystemStore: true, systemStore: store)
             let trust = Trust(certificates: pki.chain.certificates, anchors: anchors)
-            let engine = SignatureVerificationTests.backend(backend)
+            let engine = TestBackends.named(backend)
             // Twice: the second answer may come from the verified-chain cache.
             #expect(trust.evaluate(using: engine).isTrusted)
             #expect(trust.evaluate(using: engine).isTrusted)

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -129,7 +130,7 @@ struct EngineDifferentialTests {
         let trust = try testCase.make()
         guard engineVerdict(trust) != nil else { return }  // the hard failure is already recorded
         let listed = Self.knownNativeDeviations[testCase.name] ?? [:]
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             // A native verifier that cannot be told the purpose (mbedTLS) is compared with the
             // engine on the same trust without one, rather than not at all.
             var compared = trust
@@ -157,7 +158,7 @@ struct EngineDifferentialTests {
     @Test func ed25519IsTrustedOrUnsupportedNeverAnotherVerdict() throws {
         let scenario = try TestScenario.validChain(.ed25519)
         let trust = engineTrust(scenario.chain, anchors: scenario.anchors, host: scenario.hostname)
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             let verdict = EngineVerdict(trust.evaluate(using: backend))
             let canVerify = backend.capabilities.signatureSchemes.contains(.ed25519)
             #expect(verdict == (canVerify ? .trusted : .refused(.unsupported)), "\(backend.name): \(verdict)")
@@ -166,7 +167,7 @@ struct EngineDifferentialTests {
 
     @Test func everyListedDeviationNamesACaseAndABackendWithAReason() {
         let names = Set(Self.catalogue.map(\.name))
-        let backends = Set(EngineBackends.all.map(\.name))
+        let backends = Set(TestBackends.all.map(\.name))
         for (caseName, entries) in Self.knownNativeDeviations {
             #expect(names.contains(caseName), "unknown case \(caseName)")
             for (backend, reason) in entries {

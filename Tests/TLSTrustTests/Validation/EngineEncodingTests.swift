@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -43,7 +44,7 @@ struct EngineEncodingTests {
         let otherRoot = try TestPKI.issue(.certificateAuthority(commonName: "TLSTrust Unrelated Root CA"), issuer: nil)
         let trust = engineTrust([leaf, intermediate], anchors: [otherRoot], host: "www.example.com")
         expectEngine(trust, .refused(.unknownIssuer))
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             let evaluation = trust.evaluate(using: backend)
             let text = evaluation.description + evaluation.failures.map(\.detail).joined()
             #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 },

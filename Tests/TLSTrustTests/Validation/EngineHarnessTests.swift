@@ -3,14 +3,10 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
-/// The engine's attack tests run every case on every backend: the engine owns every rule, so a
-/// verdict that depends on the backend is a bug in itself, whatever the verdict.
-enum EngineBackends {
-    static let all: [any TrustBackend] = [OpenSSLTrustBackend(), GnuTLSTrustBackend(), MbedTLSTrustBackend()]
-}
 
 /// What one evaluation came to, in a form that compares across backends.
 enum EngineVerdict: Hashable, CustomStringConvertible {
@@ -51,7 +47,7 @@ func engineTrust(
 func engineVerdict(_ trust: Trust, sourceLocation: SourceLocation = #_sourceLocation) -> EngineVerdict? {
     var verdicts: [String: EngineVerdict] = [:]
     var details: [String: String] = [:]
-    for backend in EngineBackends.all {
+    for backend in TestBackends.all {
         let evaluation = trust.evaluate(using: backend)
         verdicts[backend.name] = EngineVerdict(evaluation)
         details[backend.name] = evaluation.description
@@ -66,7 +62,7 @@ func expectEngine(
     _ trust: Trust, _ expected: EngineVerdict, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     guard let verdict = engineVerdict(trust, sourceLocation: sourceLocation) else { return }
-    let detail = trust.evaluate(using: EngineBackends.all[0]).description
+    let detail = trust.evaluate(using: TestBackends.all[0]).description
     #expect(verdict == expected, "\(comment.map { "\($0): " } ?? "")expected \(expected), got \(verdict) — \(detail)",
             sourceLocation: sourceLocation)
 }
@@ -111,7 +107,7 @@ struct EngineHarnessTests {
         let pki = try TestHierarchy.make()
         let trust = engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com")
         expectEngine(trust, .trusted)
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             #expect(trust.evaluate(using: backend).backendName == backend.name)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -65,7 +66,7 @@ struct EngineLeafRequirementTests {
 
     static func isAcceptedRequest(_ address: String) -> Bool {
         let trust = Trust(certificates: [], policies: [.email(address: address)])
-        do { _ = try trust.makeRequest(for: EngineBackends.all[0]); return true } catch { return false }
+        do { _ = try trust.makeRequest(for: TestBackends.all[0]); return true } catch { return false }
     }
 
     @Test("an invalid requested address, or an address with an SSL host name, is invalidPolicy")
@@ -129,7 +130,7 @@ struct EngineLeafRequirementTests {
             trust.engine = .native
             return trust.evaluate(using: backend)
         }
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             let openssl = backend.name == "openssl"
             let email = native([.email(address: "alice@example.com")], backend)
             #expect(openssl ? email.isTrusted : email.primaryFailure?.code == .unsupported, "\(backend.name): \(email)")

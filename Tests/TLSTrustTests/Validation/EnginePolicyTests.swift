@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -52,7 +53,7 @@ struct EnginePolicyTests {
 
     /// The policy sets reported by every backend (they must agree); nil when not trusted.
     static func outputs(_ trust: Trust, sourceLocation: SourceLocation = #_sourceLocation) -> ValidatedCertificatePolicies? {
-        let all = EngineBackends.all.map { trust.evaluate(using: $0).certificatePolicies }
+        let all = TestBackends.all.map { trust.evaluate(using: $0).certificatePolicies }
         #expect(Set(all.map { $0.map { "\($0)" } ?? "nil" }).count == 1, "backends disagree: \(all)", sourceLocation: sourceLocation)
         return all[0]
     }
@@ -104,7 +105,7 @@ struct EnginePolicyTests {
                           anchors: .only([minted.chain[0].certificate]))
         trust.policies.append(.profile(.rfc5280))
         let outputs = Self.outputs(trust)
-        #expect(trust.evaluate(using: EngineBackends.all[0]).isTrusted)
+        #expect(trust.evaluate(using: TestBackends.all[0]).isTrusted)
         #expect(outputs == ValidatedCertificatePolicies(authorityConstrained: [Self.any], userConstrained: [Self.p1]))
     }
 
@@ -236,7 +237,7 @@ struct EnginePolicyTests {
         expectEngine(minted.trust([.certificatePolicies([Self.p1]), .certificatePolicies([Self.p1])]), .trusted, "equal duplicates agree")
         // anyPolicy with others is anyPolicy: the same as the default, not a contradiction.
         expectEngine(minted.trust([.certificatePolicies([Self.any, Self.p1]), .certificatePolicies()]), .trusted)
-        let request = try minted.trust([.certificatePolicies([Self.any, Self.p1])]).makeRequest(for: EngineBackends.all[0])
+        let request = try minted.trust([.certificatePolicies([Self.any, Self.p1])]).makeRequest(for: TestBackends.all[0])
         #expect(request.certificatePolicyInputs.isDefault)
     }
 
@@ -323,7 +324,7 @@ struct EnginePolicyTests {
         let both = Trust(certificates: [leaf.certificate, strictCA.certificate, plainCA.certificate],
                          policies: [.ssl(hostname: "www.example.com")], anchors: .only([root.certificate]))
         expectEngine(both, .trusted)
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             #expect(both.evaluate(using: backend).chain.dropFirst().first == plainCA.certificate, "\(backend.name)")
         }
         let strictOnly = Trust(certificates: [leaf.certificate, strictCA.certificate],
@@ -344,7 +345,7 @@ struct EnginePolicyTests {
             ("inhibitAnyPolicy 0", try Self.mint([CA(extensions: [Self.policies(Self.any), .inhibitAnyPolicy(0)])],
                                                  leaf: [Self.policies(Self.any)])),
         ]
-        let openssl = try #require(EngineBackends.all.first { $0.name == "openssl" })
+        let openssl = try #require(TestBackends.all.first { $0.name == "openssl" })
         for (name, minted) in chains {
             var trust = minted.trust(required)
             let engine = trust.evaluate(using: openssl)
@@ -374,7 +375,7 @@ struct EnginePolicyTests {
     @Test("the verified-chain cache keys on the policy inputs")
     func cacheKeysOnPolicyInputs() throws {
         let minted = try Self.mint([CA(extensions: [Self.policies(Self.p1)])], leaf: [])
-        for backend in EngineBackends.all {
+        for backend in TestBackends.all {
             #expect(minted.trust().evaluate(using: backend).isTrusted)
             #expect(minted.trust().evaluate(using: backend).isTrusted)  // now from the cache
             let required = minted.trust([.certificatePolicies([Self.p1], requireExplicitPolicy: true)]).evaluate(using: backend)

@@ -1,6 +1,7 @@
 import Foundation
 import TLSTrust
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -247,7 +248,7 @@ struct EngineSecondRingTests {
         let pki = try Self.chain(leaf: leaf)
         let trust = engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com")
         if algorithm == .ed25519 {  // mbedTLS cannot verify Ed25519 at all; the others decide alike
-            for backend in EngineBackends.all where backend.name != "mbedtls" {
+            for backend in TestBackends.all where backend.name != "mbedtls" {
                 #expect(trust.evaluate(using: backend).isTrusted == allowed, "\(backend.name)")
             }
         } else {
@@ -316,7 +317,7 @@ struct EngineSecondRingTests {
         expectEngine(trust, .trusted)
         // Only the Ed25519 path: mbedTLS says it cannot decide, never trusts or refuses on a guess.
         let edOnly = engineTrust([leaf, viaEd], anchors: [edRoot], host: "www.example.com")
-        let mbed = edOnly.evaluate(using: EngineBackends.all.first { $0.name == "mbedtls" }!)
+        let mbed = edOnly.evaluate(using: TestBackends.all.first { $0.name == "mbedtls" }!)
         #expect(!mbed.isTrusted && mbed.failures.first?.code == .unsupported, "\(mbed)")
     }
 
