@@ -35,4 +35,12 @@ public enum TestBackends {
     public static func tls(_ name: String) -> (any TLSBackend)? {
         named(name) as? any TLSBackend
     }
+
+    /// The names of the backends that run TLS connections (a `TLSBackend`), in the order of `names`.
+    public static let tlsNames: [String] = names.filter { tls($0) != nil }
+
+    /// Every TLS backend with each TLS version it negotiates.
+    public static let tlsVersions: [(String, TLSVersion)] = tlsNames.flatMap { name in
+        TLSVersion.allCases.filter { tls(name)!.supportedTLSVersions.contains($0) }.map { (name, $0) }
+    }
 }

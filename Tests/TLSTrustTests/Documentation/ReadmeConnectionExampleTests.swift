@@ -33,7 +33,7 @@ func readmeConnectionSample(appCA: Certificate, pinnedKey: PublicKey, backupKey:
 
 @Suite("README connection example")
 struct ReadmeConnectionExampleTests {
-    @Test("The sample fetches from the app's server, and refuses a server whose key is not pinned", arguments: TestBackends.names)
+    @Test("The sample fetches from the app's server, and refuses a server whose key is not pinned", arguments: TestBackends.tlsNames)
     func sample(name: String) async throws {
         let backend = try TLSMatrixTests.backend(name)
         let app = try TestHierarchy.make(leafDNSNames: [], leafIPAddresses: ["127.0.0.1"])

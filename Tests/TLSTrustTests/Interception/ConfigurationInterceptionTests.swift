@@ -10,7 +10,7 @@ import Testing
 @Suite("Configurations against a live intercepting proxy", .serialized)
 struct ConfigurationInterceptionTests {
 
-    @Test("installed proxy CA: fooled without a configuration; refused in the handshake by each configuration", arguments: TestBackends.names)
+    @Test("installed proxy CA: fooled without a configuration; refused in the handshake by each configuration", arguments: TestBackends.tlsNames)
     func interception(name: String) async throws {
         let client = try TLSMatrixTests.backend(name)
         let server = try TLSMatrixTests.backend("openssl")

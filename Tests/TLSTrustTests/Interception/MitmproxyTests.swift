@@ -15,7 +15,7 @@ import Testing
        .serialized)
 struct MitmproxyTests {
 
-    @Test("Installed CA: fooled; app CA only: refused; pinned key: refused", arguments: TestBackends.names)
+    @Test("Installed CA: fooled; app CA only: refused; pinned key: refused", arguments: TestBackends.tlsNames)
     func interception(name: String) async throws {
         let client = try TLSMatrixTests.backend(name)
         let originBackend = try TLSMatrixTests.backend("openssl")

@@ -8,7 +8,7 @@ import Testing
 /// 1.3, and with a client certificate) and gnutls-cli, over TCP on 127.0.0.1.
 @Suite("TLS servers against curl and gnutls-cli")
 struct TLSServerInteropTests {
-    static let cases: [(String, TLSVersion)] = TestBackends.names.flatMap { name in TLSVersion.allCases.map { (name, $0) } }
+    static let cases: [(String, TLSVersion)] = TestBackends.tlsNames.flatMap { name in TLSVersion.allCases.map { (name, $0) } }
 
     /// Runs gnutls-cli, trusting a fresh PKI's root and checking www.example.com, against a
     /// server of backend `name` that serves that PKI's chain; sends one GET.
@@ -59,7 +59,7 @@ struct TLSServerInteropTests {
         #expect(run.output.contains("served by \(name) to anonymous"), "\(run)")
     }
 
-    @Test("curl with a client certificate against each backend's server requiring one", arguments: TestBackends.names)
+    @Test("curl with a client certificate against each backend's server requiring one", arguments: TestBackends.tlsNames)
     func curlMutual(name: String) throws {
         let backend = try TLSMatrixTests.backend(name)
         let pki = try TestHierarchy.make()
@@ -79,7 +79,7 @@ struct TLSServerInteropTests {
         #expect(without.status != 0 || !without.output.contains("served by"), "\(without)")
     }
 
-    @Test("gnutls-cli connects to each backend's server and verifies it", arguments: TestBackends.names)
+    @Test("gnutls-cli connects to each backend's server and verifies it", arguments: TestBackends.tlsNames)
     func gnutlsCLI(name: String) throws {
         let run = try Self.gnutlsCLI(against: name)
         #expect(run.output.contains("Handshake was completed"), "\(run)")
@@ -90,7 +90,7 @@ struct TLSServerInteropTests {
     /// and no backend's server accepts a client that offers nothing newer. gnutls-cli is told to
     /// offer TLS 1.1 and 1.0 only; each server must end the handshake with a protocol-version
     /// refusal and serve nothing.
-    @Test("a client offering only TLS 1.0/1.1 is refused by each backend's server", arguments: TestBackends.names)
+    @Test("a client offering only TLS 1.0/1.1 is refused by each backend's server", arguments: TestBackends.tlsNames)
     func noDowngradeBelowTLS12(name: String) throws {
         let run = try Self.gnutlsCLI(against: name, extraArguments: ["--priority", "NORMAL:-VERS-ALL:+VERS-TLS1.1:+VERS-TLS1.0"])
         #expect(!run.output.contains("Handshake was completed"), "\(run)")
