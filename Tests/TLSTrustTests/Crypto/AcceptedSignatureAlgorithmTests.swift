@@ -20,7 +20,7 @@ struct AcceptedSignatureAlgorithmTests {
         for d in DigestAlgorithm.allCases { expected.formUnion([.rsaPKCS1v15(d), .rsaPSS(d), .ecdsa(d)]) }
         #expect(SignatureScheme.all == expected)
         #expect(Set(schemes) == SignatureScheme.all)
-        for backend in [OpenSSLTrustBackend() as any TrustBackend, GnuTLSTrustBackend(), MbedTLSTrustBackend()] {
+        for backend in TestBackends.all {
             #expect(backend.capabilities.signatureSchemes.isSubset(of: SignatureScheme.all), "\(backend.name)")
         }
     }
