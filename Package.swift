@@ -141,20 +141,27 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // The one list of backends every test target runs on (`TestBackends.all`, `.names`,
+        // `.named(_:)`); test support only, in no product.
+        .target(
+            name: "TLSTrustTestBackends",
+            dependencies: ["TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"],
+            path: "Tests/TestBackends"
+        ),
         .testTarget(
             name: "TLSTrustTests",
             dependencies: [
-                "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS",
+                "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTestBackends",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "TLSTrustConformanceTests",
-            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTestBackends"]
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS"]
+            dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTestBackends"]
         ),
         .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "tlstrust"]),
         // A real NIO TLS server on 127.0.0.1; empty without the `NIO` trait:

@@ -1,6 +1,7 @@
 import Foundation
 import Security
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -50,7 +51,7 @@ struct SecAccessorTests {
         #expect(SecCertificateCopyEmailAddresses(nameless, &noEmails) == errSecSuccess && (noEmails as? [String]) == [])
     }
 
-    @Test("SecTrustCopyProperties: one title per certificate, the failure on the certificate it concerns", arguments: SecurityBackends.names)
+    @Test("SecTrustCopyProperties: one title per certificate, the failure on the certificate it concerns", arguments: TestBackends.names)
     @available(*, deprecated)
     func trustProperties(backend: String) throws {
         let pki = try TestHierarchy.make(leafDNSNames: ["www.example.com"])

@@ -1,6 +1,7 @@
 import Foundation
 import Security
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -21,7 +22,7 @@ struct SecCertificateTests {
         #expect(SecCertificateCreateWithData(nil, Data() as CFData) == nil)
     }
 
-    @Test("An RSA certificate whose outer signature algorithm omits the NULL parameter is readable and still validates", arguments: SecurityBackends.names)
+    @Test("An RSA certificate whose outer signature algorithm omits the NULL parameter is readable and still validates", arguments: TestBackends.names)
     func absentVersusNullParameters(backend: String) throws {
         let pki = try TestHierarchy.make(keyAlgorithm: .rsa2048, leafDNSNames: ["www.example.com"])
         let withNull: [UInt8] = [0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B, 0x05, 0x00]
@@ -52,7 +53,7 @@ struct SecCertificateTests {
         }
     }
 
-    @Test("A certificate whose signed algorithm identifier omits NULL is readable and trusted, as on Apple", arguments: SecurityBackends.names)
+    @Test("A certificate whose signed algorithm identifier omits NULL is readable and trusted, as on Apple", arguments: TestBackends.names)
     func signedAlgorithmWithoutNull(backend: String) throws {
         let pki = try TestHierarchy.make(keyAlgorithm: .rsa2048, leafDNSNames: ["www.example.com"])
         let withNull: [UInt8] = [0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B, 0x05, 0x00]

@@ -1,6 +1,7 @@
 import Foundation
 import Security
 @_spi(Testing) import SecurityTLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -12,7 +13,7 @@ struct SecIdentityTests {
     /// Seed scenario (3): a pinned self-signed server plus a PKCS#12 client identity. The port
     /// imports its client identity as the article's `extractIdentity:andTrust:fromPKCS12Data:`
     /// does, and evaluates the self-signed server with that certificate as the only anchor.
-    @Test("(3) A pinned self-signed server plus a PKCS#12 client identity", arguments: SecurityBackends.names)
+    @Test("(3) A pinned self-signed server plus a PKCS#12 client identity", arguments: TestBackends.names)
     func pinnedSelfSignedServerWithClientIdentity(backend: String) throws {
         let server = try TestPKI.issue(.leaf(commonName: "server.example.com", dnsNames: ["server.example.com"]))
         let client = try TestHierarchy.make(leafDNSNames: [])
@@ -55,7 +56,7 @@ struct SecIdentityTests {
         }
     }
 
-    @Test("SecPKCS12Import with a wrong password is errSecAuthFailed", arguments: SecurityBackends.names, TestPKCS12Encryption.allCases)
+    @Test("SecPKCS12Import with a wrong password is errSecAuthFailed", arguments: TestBackends.names, TestPKCS12Encryption.allCases)
     func wrongPasswordIsErrSecAuthFailed(backend: String, encryption: TestPKCS12Encryption) throws {
         let pki = try TestHierarchy.make()
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: Self.password, encryption: encryption)
@@ -67,7 +68,7 @@ struct SecIdentityTests {
         }
     }
 
-    @Test("SecPKCS12Import of damaged data is errSecDecode", arguments: SecurityBackends.names)
+    @Test("SecPKCS12Import of damaged data is errSecDecode", arguments: TestBackends.names)
     func damagedDataIsErrSecDecode(backend: String) throws {
         let pki = try TestHierarchy.make()
         let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: Self.password)

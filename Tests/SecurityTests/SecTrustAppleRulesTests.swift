@@ -2,6 +2,7 @@ import Foundation
 import Security
 @_spi(Testing) import SecurityTLSTrust
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -14,7 +15,7 @@ struct SecTrustAppleRulesTests {
 
     /// A private PKI whose certificates carry no authorityKeyIdentifier (as Alamofire's test
     /// certificates): Apple trusts it; TLSTrust's default web-PKI profile does not.
-    @Test(arguments: SecurityBackends.names)
+    @Test(arguments: TestBackends.names)
     func aPrivatePKIWithoutAuthorityKeyIdentifiersIsTrusted(backend: String) throws {
         let pki = try TestHierarchy.make(leafDNSNames: [Self.host],
                                          customizeIntermediate: { $0.omittedExtensions = [RawExtension.OID.authorityKeyIdentifier] },
@@ -25,11 +26,11 @@ struct SecTrustAppleRulesTests {
             #expect(evaluationErrorCode(trust) == nil)
         }
         let native = Trust(certificates: pki.chain.certificates, policies: [.ssl(hostname: Self.host)], anchors: .only(pki.anchors.certificates))
-        #expect(native.evaluate(using: SecurityBackends.named(backend)).primaryFailure?.code == .malformedCertificate)
+        #expect(native.evaluate(using: TestBackends.named(backend)).primaryFailure?.code == .malformedCertificate)
     }
 
     /// A root evaluated as its own leaf, under the basic X.509 policy: trusted by Apple.
-    @Test(arguments: SecurityBackends.names)
+    @Test(arguments: TestBackends.names)
     func aRootEvaluatedAsItsOwnLeafIsTrusted(backend: String) throws {
         let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
         try withSecurityEnvironment(backend: backend) {
@@ -40,7 +41,7 @@ struct SecTrustAppleRulesTests {
     }
 
     /// A leaf with no DNS name at all, under the basic X.509 policy: no name is asked for.
-    @Test(arguments: SecurityBackends.names)
+    @Test(arguments: TestBackends.names)
     func aLeafWithoutAnyNameIsTrustedUnderTheBasicPolicy(backend: String) throws {
         let pki = try TestHierarchy.make(leafDNSNames: [], customizeLeaf: { $0.subject = .commonNameOnly("Device 42") })
         try withSecurityEnvironment(backend: backend) {

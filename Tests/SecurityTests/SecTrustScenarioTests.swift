@@ -1,6 +1,7 @@
 import Foundation
 import Security
 @_spi(Testing) import SecurityTLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -12,7 +13,7 @@ struct SecTrustScenarioTests {
 
     // MARK: (1) the app's CA as the only anchor; a proxy CA from the system store refused
 
-    @Test("(1) The app's CA as the only anchor trusts the app's chain and refuses a proxy CA in the system store", arguments: SecurityBackends.names)
+    @Test("(1) The app's CA as the only anchor trusts the app's chain and refuses a proxy CA in the system store", arguments: TestBackends.names)
     func appCAIsTheOnlyAnchor(backend: String) throws {
         let app = try TestHierarchy.make(leafDNSNames: [Self.host], customizeRoot: { $0.commonName = "App Root CA" })
         let proxy = try TestHierarchy.make(leafDNSNames: [Self.host], customizeRoot: { $0.commonName = "Charles Proxy CA" })
@@ -117,7 +118,7 @@ struct SecTrustScenarioTests {
         }
     }
 
-    @Test("(2) AFSecurityPolicy's three modes, with raw Sec* calls", arguments: SecurityBackends.names)
+    @Test("(2) AFSecurityPolicy's three modes, with raw Sec* calls", arguments: TestBackends.names)
     func afSecurityPolicyModes(backend: String) throws {
         let real = try TestHierarchy.make(leafDNSNames: [Self.host])
         let rogue = try TestHierarchy.make(leafDNSNames: [Self.host], customizeRoot: { $0.commonName = "Rogue Root CA" })
@@ -159,7 +160,7 @@ struct SecTrustScenarioTests {
 
     // MARK: (4) two anchors: a self-signed CA and a public-style CA
 
-    @Test("(4) Two anchors, a self-signed CA and a public-style CA: both chains give unspecified or proceed", arguments: SecurityBackends.names)
+    @Test("(4) Two anchors, a self-signed CA and a public-style CA: both chains give unspecified or proceed", arguments: TestBackends.names)
     func twoAnchors(backend: String) throws {
         let own = try TestHierarchy.make(leafDNSNames: ["intranet.example.com"], customizeRoot: { $0.commonName = "Our Self-Signed CA" })
         let publicCA = try TestHierarchy.make(leafDNSNames: [Self.host], customizeRoot: { $0.commonName = "Public-Style Root CA" })
@@ -180,7 +181,7 @@ struct SecTrustScenarioTests {
 
     // MARK: (5) SecTrustEvaluate with a local anchor, and a public-key comparison
 
-    @Test("(5) A local certificate as the anchor, then the server key compared with the local one", arguments: SecurityBackends.names)
+    @Test("(5) A local certificate as the anchor, then the server key compared with the local one", arguments: TestBackends.names)
     func localAnchorAndPublicKeyComparison(backend: String) throws {
         let server = try TestHierarchy.make(leafDNSNames: [Self.host])
         let impostor = try TestHierarchy.make(leafDNSNames: [Self.host])
@@ -201,7 +202,7 @@ struct SecTrustScenarioTests {
 
     // MARK: Apple's documented edge cases
 
-    @Test("The built chain is shorter than the presented one when an intermediate is missing", arguments: SecurityBackends.names)
+    @Test("The built chain is shorter than the presented one when an intermediate is missing", arguments: TestBackends.names)
     func missingIntermediate(backend: String) throws {
         let pki = try TestHierarchy.make(leafDNSNames: [Self.host])
         let unrelated = try TestHierarchy.make()
@@ -222,7 +223,7 @@ struct SecTrustScenarioTests {
         }
     }
 
-    @Test("Failures carry Apple's codes: expired, host name mismatch, not trusted", arguments: SecurityBackends.names)
+    @Test("Failures carry Apple's codes: expired, host name mismatch, not trusted", arguments: TestBackends.names)
     func appleStatusCodes(backend: String) throws {
         let pki = try TestHierarchy.make(leafDNSNames: [Self.host])
         try withSecurityEnvironment(backend: backend, systemAnchors: [pki.root]) {
@@ -250,14 +251,14 @@ struct SecTrustScenarioTests {
         }
     }
 
-    @Test("A SecTrust is Sendable: concurrent evaluations and date changes of one trust agree", arguments: SecurityBackends.names)
+    @Test("A SecTrust is Sendable: concurrent evaluations and date changes of one trust agree", arguments: TestBackends.names)
     func concurrentEvaluation(backend: String) async throws {
         let pki = try TestHierarchy.make(leafDNSNames: [Self.host])
         let trust = try makeTrust(pki.chain, [SecPolicyCreateSSL(true, Self.host as CFString)])
         SecTrustSetAnchorCertificates(trust, [try pki.root.secCertificate] as CFArray)
         let future = Date(timeIntervalSinceNow: 20 * 365 * 86_400) as CFDate
         let now = Date() as CFDate
-        let codes = try await SecTrustEnvironment.$backend.withValue(SecurityBackends.named(backend)) {
+        let codes = try await SecTrustEnvironment.$backend.withValue(TestBackends.named(backend)) {
             try await withThrowingTaskGroup(of: Int?.self) { group in
                 for index in 0..<40 {
                     group.addTask {

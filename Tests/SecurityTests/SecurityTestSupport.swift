@@ -5,21 +5,10 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
-/// The backends every Sec* test runs on, by name (test arguments must be Sendable and readable).
-enum SecurityBackends {
-    static let names = ["openssl", "gnutls", "mbedtls"]
-
-    static func named(_ name: String) -> any TrustBackend {
-        switch name {
-        case "openssl": OpenSSLTrustBackend()
-        case "gnutls": GnuTLSTrustBackend()
-        default: MbedTLSTrustBackend()
-        }
-    }
-}
 
 /// Runs `body` with the Sec layer evaluating on `backend` and treating `systemAnchors` as the
 /// system trust store (written to a temporary PEM file), since a process can bootstrap only once
@@ -32,7 +21,7 @@ func withSecurityEnvironment<R>(
         try TestPKI.writePEM(systemAnchors, to: bundle)
         let store = SystemTrustStore(files: [bundle.path])
         return try SecTrustEnvironment.$systemStore.withValue(store) {
-            try SecTrustEnvironment.$backend.withValue(SecurityBackends.named(backend)) { try body() }
+            try SecTrustEnvironment.$backend.withValue(TestBackends.named(backend)) { try body() }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -7,9 +8,9 @@ import Testing
 /// primary portable failure code. Known, documented differences are in `KnownDifferences`.
 @Suite("Backend conformance")
 struct ConformanceTests {
-    @Test("every case on every backend", arguments: ConformanceBackends.names, ConformanceCase.all)
+    @Test("every case on every backend", arguments: TestBackends.names, ConformanceCase.all)
     func conformance(backendName: String, testCase: ConformanceCase) throws {
-        let backend = ConformanceBackends.named(backendName)
+        let backend = TestBackends.named(backendName)
         let trust = try testCase.build()
         let evaluation = trust.evaluate(using: backend)
         let expected = KnownDifferences.expectation(for: testCase, backend: backendName)
@@ -34,9 +35,9 @@ struct ConformanceTests {
         #expect(Set(ConformanceCase.all.map(\.name)).count == ConformanceCase.all.count)
     }
 
-    @Test("public key extraction agrees with the core", arguments: ConformanceBackends.names, TestKeyAlgorithm.allCases)
+    @Test("public key extraction agrees with the core", arguments: TestBackends.names, TestKeyAlgorithm.allCases)
     func publicKeyExtraction(backendName: String, algorithm: TestKeyAlgorithm) throws {
-        let backend = ConformanceBackends.named(backendName)
+        let backend = TestBackends.named(backendName)
         let cert = try TestPKI.issue(.leaf(commonName: "key.example.com", keyAlgorithm: algorithm)).certificate
         let expected = KnownDifferences.unsupportedKeyAlgorithms[backendName]?.contains(algorithm) == true
         if expected {
@@ -47,18 +48,18 @@ struct ConformanceTests {
         }
     }
 
-    @Test("malformed DER is refused by the backend", arguments: ConformanceBackends.names)
+    @Test("malformed DER is refused by the backend", arguments: TestBackends.names)
     func malformedDER(backendName: String) throws {
-        let backend = ConformanceBackends.named(backendName)
+        let backend = TestBackends.named(backendName)
         let der = try TestPKI.issue(.leaf(commonName: "m.example.com")).der
         for bad in [[], [0x30], Array(der.prefix(der.count / 2)), der + [0]] as [[UInt8]] {
             #expect(throws: TLSTrustError.self) { try backend.parseCertificate(derEncoded: bad) }
         }
     }
 
-    @Test("concurrent evaluations with different dates do not interfere", arguments: ConformanceBackends.names)
+    @Test("concurrent evaluations with different dates do not interfere", arguments: TestBackends.names)
     func concurrentDates(backendName: String) async throws {
-        let backend = ConformanceBackends.named(backendName)
+        let backend = TestBackends.named(backendName)
         let h = try TestHierarchy.make()
         let now = Trust(certificates: h.chain.certificates, policies: [.ssl(hostname: "www.example.com")],
                         anchors: .only(h.anchors.certificates))

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -16,10 +17,10 @@ struct PathBuildingTests {
     ) -> TrustEvaluation {
         var trust = Trust(certificates: chain.certificates, policies: policies, anchors: .only(anchors.certificates))
         trust.verificationDate = date
-        return trust.evaluate(using: ConformanceBackends.named(backendName))
+        return trust.evaluate(using: TestBackends.named(backendName))
     }
 
-    @Test("anchors need not be self-signed", arguments: ConformanceBackends.names)
+    @Test("anchors need not be self-signed", arguments: TestBackends.names)
     func anchorsNeedNotBeSelfSigned(backend: String) throws {
         let pki = try TestHierarchy.make()
         let partial = Self.evaluate(backend, [pki.leaf], anchors: [pki.intermediate], policies: [.ssl(hostname: Self.host)])
@@ -51,7 +52,7 @@ struct PathBuildingTests {
         #expect(refused.primaryFailure?.certificateIndex == 1)
     }
 
-    @Test("intermediates in any order, with strangers and look-alikes", arguments: ConformanceBackends.names)
+    @Test("intermediates in any order, with strangers and look-alikes", arguments: TestBackends.names)
     func intermediatesInAnyOrderWithStrangers(backend: String) throws {
         let long = try TestScenario.longChain(intermediates: 5)
         let stranger = try TestHierarchy.make()

@@ -14,7 +14,7 @@ import TLSTrustTesting
 // every backend — the engine owns every rule, a backend only parses and checks signatures — so a
 // disagreement is a crash (`fatalError` naming both verdicts). A backend that cannot verify a
 // signature scheme at all (mbedTLS 2.28 and Ed25519) and says `unsupported` is left out of the
-// comparison, as in EngineDifferentialTests. Each library's native verifier is run too; where its
+// comparison, as in DifferentialTests. Each library's native verifier is run too; where its
 // trust verdict differs from the engine's on the same backend, the input and both verdicts are
 // written to the triage folder ($TLSTRUST_FUZZ_TRIAGE, default Tests/Fuzz/triage) — not a crash:
 // docs/backends.md lists the known native deviations.

@@ -1,0 +1,73 @@
+import Foundation
+@_spi(Benchmarking) import TLSTrust
+import TLSTrustGnuTLS
+import TLSTrustMbedTLS
+import TLSTrustOpenSSL
+import TLSTrustTestBackends
+import TLSTrustTesting
+import Testing
+
+/// The plugin seam: a backend is its roles, and the core derives what it can do from them.
+@Suite("Backend roles")
+struct BackendRolesTests {
+    /// The smallest backend there is: the engine's crypto provider, borrowing OpenSSL's keys.
+    struct SignaturesOnly: TrustBackend {
+        var name: String { "signatures-only" }
+        var libraryVersion: String { "test" }
+        var signatureSchemes: Set<SignatureScheme> { OpenSSLTrustBackend().signatureSchemes }
+        func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { try OpenSSLTrustBackend().importPublicKey(key) }
+    }
+
+    @Test func theInTreeBackendsPlayEveryRole() {
+        for backend in TestBackends.all {
+            #expect(backend.capabilities.roles == [.signatures, .nativeVerifier, .identities, .tls], "\(backend.name)")
+            #expect(backend.capabilities.signatureSchemes == backend.signatureSchemes)
+        }
+        #expect(OpenSSLTrustBackend().capabilities.nativeVerifier == OpenSSLTrustBackend().nativeFeatures)
+    }
+
+    @Test func aSignatureProviderAloneIsAFullEngineBackend() throws {
+        let backend: any TrustBackend = SignaturesOnly()
+        #expect(backend.capabilities.roles == .signatures)
+        #expect(backend.capabilities.nativeVerifier.isEmpty)
+        let pki = try TestHierarchy.make()
+        let trust = Trust(certificates: pki.chain.certificates, policies: [.ssl(hostname: "www.example.com")],
+                          anchors: .only(pki.anchors.certificates))
+        #expect(trust.evaluate(using: backend).isTrusted)
+        #expect(trust.evaluate(using: backend).isTrusted == trust.evaluate(using: OpenSSLTrustBackend()).isTrusted)
+        let wrongHost = Trust(certificates: pki.chain.certificates, policies: [.ssl(hostname: "evil.example.net")],
+                              anchors: .only(pki.anchors.certificates))
+        #expect(wrongHost.evaluate(using: backend).primaryFailure?.code == .hostnameMismatch)
+    }
+
+    @Test func whatARoleAddsIsRefusedAsUnsupportedWithoutIt() throws {
+        let backend: any TrustBackend = SignaturesOnly()
+        let pki = try TestHierarchy.make()
+        var native = Trust(certificates: pki.chain.certificates, anchors: .only(pki.anchors.certificates))
+        native.engine = .native
+        let refused = native.evaluate(using: backend)
+        #expect(!refused.isTrusted && refused.primaryFailure?.code == .unsupported, "\(refused)")
+        #expect(native.evaluate(using: OpenSSLTrustBackend()).isTrusted)
+        do {
+            _ = try backend.importPKCS12([0x30, 0x00], password: "x")
+            Issue.record("a backend without IdentityImporting imported an identity")
+        } catch let error as TLSTrustError {
+            #expect(error.code == .unsupported)
+        }
+        let leaf = pki.leaf.certificate, intermediate = pki.intermediate.certificate, root = pki.root.certificate
+        #expect(try backend.makeRawVerificationBenchmark(leaf: leaf, intermediates: [intermediate], anchor: root, hostname: "www.example.com") == nil)
+        let raw = try (OpenSSLTrustBackend() as any TrustBackend)
+            .makeRawVerificationBenchmark(leaf: leaf, intermediates: [intermediate], anchor: root, hostname: "www.example.com")
+        #expect(raw?.verifyFromDER() == true)
+    }
+
+    @Test func identityImportThroughTheRoleAndThroughAnyBackendAgree() throws {
+        // The convenience on any backend forwards to the role: no recursion, the same identity.
+        let pki = try TestHierarchy.make()
+        let p12 = try TestPKI.pkcs12(leaf: pki.leaf, password: "roles")
+        for backend in TestBackends.all {
+            let viaAny = try backend.importPKCS12(p12, password: "roles")
+            #expect(viaAny.certificate == pki.leaf.certificate, "\(backend.name)")
+        }
+    }
+}
