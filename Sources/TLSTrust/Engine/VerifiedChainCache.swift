@@ -4,7 +4,7 @@ import Synchronization
 /// Trusted engine evaluations kept for re-use, so that re-evaluating a chain already verified
 /// skips the path building and the signature checks.
 ///
-/// Rules, each proved by `Tests/TLSTrustTests/VerifiedChainCacheTests.swift`:
+/// Rules, each proved by `Tests/TLSTrustTests/Engine/VerifiedChainCacheTests.swift`:
 /// - **Same question only.** An entry answers only an evaluation of the same presented chain
 ///   (byte for byte, in order), on the same backend, under the same policies (host, purpose,
 ///   common-name fallback, depth limit, profile, certificate-policy inputs, e-mail addresses,
