@@ -52,6 +52,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Only with the `SwiftCrypto` trait (`Crypto`, `_CryptoExtras` under `.when(traits:)`).
+        // 3.x, not 4.x: swift-crypto 4's CryptoExtras imports `CommonCrypto` when it can, and
+        // finds this package's `CommonCrypto` module (which needs COpenSSL) instead of Apple's.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
@@ -137,7 +139,17 @@ let package = Package(
         ),
         .target(name: "Security", dependencies: ["SecurityTLSTrust"], path: "Sources/Security"),
         // The digests come from OpenSSL's EVP interface (libcrypto), not from a hand-written hash.
-        .target(name: "CommonCrypto", dependencies: ["COpenSSL"], path: "Sources/CommonCrypto"),
+        // With the `SwiftCrypto` trait it is built after `_CryptoExtras` (an ordering edge only, it
+        // uses nothing of it): swift-crypto compiles `#if canImport(CommonCrypto)` code, and would
+        // find this module instead of Apple's if it were already built (then fail: it needs COpenSSL).
+        .target(
+            name: "CommonCrypto",
+            dependencies: [
+                "COpenSSL",
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+            ],
+            path: "Sources/CommonCrypto"
+        ),
 
         // MARK: Command-line tool
         .executableTarget(

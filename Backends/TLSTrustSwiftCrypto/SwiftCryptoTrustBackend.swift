@@ -32,14 +32,14 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
 
     /// Imports the key with swift-crypto.
     ///
-    /// - RSA (rsaEncryption or id-RSASSA-PSS): `_RSA.Signing.PublicKey(derRepresentation:)` for
-    ///   keys of 2048 bits or more. swift-crypto refuses smaller keys there; the engine's rule is
-    ///   that keys below its minimum are still *verified* and then refused by the path validator
-    ///   (`weakAlgorithm`, the same verdict on every backend), so smaller keys are imported with
-    ///   `unsafeDERRepresentation` (1024 bits and up) or from the modulus and exponent (below).
-    ///   Refusing them here would make the engine report `badSignature` instead — still untrusted,
-    ///   but a different verdict from the other backends. A key this module imports never widens
-    ///   trust: the engine alone decides what size is acceptable.
+    /// - RSA (rsaEncryption or id-RSASSA-PSS): `_RSA.Signing.PublicKey(n:e:)` from the
+    ///   SPKI's RSAPublicKey, read strictly here. Keys of every size are imported:
+    ///   swift-crypto's `derRepresentation` initializer refuses keys below 2048 bits, but the
+    ///   engine's rule is that such keys are still *verified* and then refused by the path
+    ///   validator (`weakAlgorithm`, the same verdict on every backend). Refusing them at import
+    ///   would make the engine report `badSignature` instead — still untrusted, but a different
+    ///   verdict from the other backends. Importing never widens trust: the engine alone decides
+    ///   what size is acceptable.
     /// - EC: `P256/P384/P521.Signing.PublicKey(derRepresentation:)` by the SPKI's named curve;
     ///   any other curve is `unsupported` (the engine refuses such keys before asking anyway).
     /// - Ed25519: `Curve25519.Signing.PublicKey(rawRepresentation:)` of the SPKI's key bits.
@@ -52,17 +52,17 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
         let bits = key.subjectPublicKeyBytes
         do {
             switch key.algorithm {
-            case .rsa(let size):
+            case .rsa:
                 let keyType: SignatureKeyType = try SPKI.isRSASSAPSS(spki) ? .rsaPSS : .rsa
-                let rsa: _RSA.Signing.PublicKey
-                if size >= 2048 {
-                    rsa = try _RSA.Signing.PublicKey(derRepresentation: spki)
-                } else if size >= 1024 {
-                    rsa = try _RSA.Signing.PublicKey(unsafeDERRepresentation: spki)
-                } else {
-                    let (n, e) = try SPKI.rsaModulusAndExponent(Array(bits))
-                    rsa = try _RSA.Signing.PublicKey(n: n, e: e)
-                }
+                // The RSAPublicKey is read strictly here (anything after it, a negative or
+                // non-minimal integer: malformed) and handed over as modulus and exponent.
+                // Not `_RSA.Signing.PublicKey(derRepresentation:)`: in swift-crypto 3.12.3 a DER
+                // it cannot parse makes it free the key twice (an abort, found by the conformance
+                // kit's malformed RSA keys), and it refuses keys below 2048 bits, which the engine
+                // must see verified and then refuse itself (see above).
+                let (n, e) = try SPKI.rsaModulusAndExponent(Array(bits))
+                let rsa = try _RSA.Signing.PublicKey(n: n, e: e)
+
                 return SwiftCryptoVerificationKey(.rsa(rsa), keyType: keyType)
             case .ec(let curve):
                 switch curve {
@@ -88,7 +88,7 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
 
 /// A public key imported by swift-crypto, verifying from many tasks at once with no lock.
 ///
-/// `@unchecked Sendable`: swift-crypto 3 does not mark its EC and Curve25519 public keys
+/// `@unchecked Sendable`: swift-crypto does not mark its EC and Curve25519 public keys
 /// `Sendable` on Linux, but they are immutable values (Curve25519: 32 bytes; P-256/384/521 and
 /// RSA: a BoringSSL key created at import and never mutated), and verification only reads them —
 /// BoringSSL allows concurrent read-only use of one key. Checked by the conformance kit's
@@ -196,14 +196,28 @@ enum SPKI {
         return spki[oid.contents].elementsEqual(rsassaPSS)
     }
 
-    /// `RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER }` (RFC 8017).
+    /// `RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER }` (RFC 8017), DER
+    /// only: nothing after it, both integers positive and minimally encoded. Returns their
+    /// magnitudes, big-endian.
     static func rsaModulusAndExponent(_ der: [UInt8]) throws -> (n: [UInt8], e: [UInt8]) {
         let sequence = try element(der, at: 0)
         let n = try element(der, at: sequence.contents.lowerBound)
         let e = try element(der, at: n.end)
-        guard sequence.tag == 0x30, sequence.end == der.count, n.tag == 0x02, e.tag == 0x02, e.end == sequence.contents.upperBound,
-              !n.contents.isEmpty, !e.contents.isEmpty else { throw Malformed(description: "not an RSAPublicKey") }
-        return (Array(der[n.contents].drop { $0 == 0 }), Array(der[e.contents].drop { $0 == 0 }))
+        guard sequence.tag == 0x30, sequence.end == der.count, n.tag == 0x02, e.tag == 0x02, e.end == sequence.contents.upperBound
+        else { throw Malformed(description: "not an RSAPublicKey") }
+        return (try positiveInteger(der[n.contents]), try positiveInteger(der[e.contents]))
+    }
+
+    /// The magnitude of a DER INTEGER that must be positive and minimally encoded.
+    static func positiveInteger(_ contents: ArraySlice<UInt8>) throws -> [UInt8] {
+        guard let first = contents.first, first & 0x80 == 0 else { throw Malformed(description: "RSA integer empty or negative") }
+        if first == 0 {
+            guard contents.count > 1, contents[contents.startIndex + 1] & 0x80 != 0 else {
+                throw Malformed(description: "RSA integer zero or not minimally encoded")
+            }
+            return Array(contents.dropFirst())
+        }
+        return Array(contents)
     }
 }
 #endif
