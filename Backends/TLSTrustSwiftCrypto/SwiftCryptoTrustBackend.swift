@@ -62,7 +62,6 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
                 // must see verified and then refuse itself (see above).
                 let (n, e) = try SPKI.rsaModulusAndExponent(Array(bits))
                 let rsa = try _RSA.Signing.PublicKey(n: n, e: e)
-
                 return SwiftCryptoVerificationKey(.rsa(rsa), keyType: keyType)
             case .ec(let curve):
                 switch curve {
