@@ -14,6 +14,12 @@ let package = Package(
         .library(name: "TLSTrustOpenSSL", targets: ["TLSTrustOpenSSL"]),
         .library(name: "TLSTrustGnuTLS", targets: ["TLSTrustGnuTLS"]),
         .library(name: "TLSTrustMbedTLS", targets: ["TLSTrustMbedTLS"]),
+        // A signature provider over swift-crypto (no C library, no TLS, no native verifier), written
+        // against the public API only. An empty module unless the `SwiftCrypto` trait is enabled.
+        .library(name: "TLSTrustSwiftCrypto", targets: ["TLSTrustSwiftCrypto"]),
+        // The suite a backend author runs on a provider: signature vectors per scheme, malformed
+        // keys, and the engine's verdicts against a reference backend (docs/backends.md).
+        .library(name: "TLSTrustBackendConformance", targets: ["TLSTrustBackendConformance"]),
         .library(name: "TLSTrustTesting", targets: ["TLSTrustTesting"]),
         // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux.
         .library(name: "Security", targets: ["Security"]),
@@ -29,6 +35,10 @@ let package = Package(
             name: "NIO",
             description: "Builds TLSTrustNIO (swift-nio-ssl) and TLSTrustAsyncHTTPClient (AsyncHTTPClient) for real; without it they are empty modules and NIO is not compiled."
         ),
+        .trait(
+            name: "SwiftCrypto",
+            description: "Builds TLSTrustSwiftCrypto (the `swift-crypto` backend over swift-crypto) for real and registers it in the tool; without it the module is empty and swift-crypto is not compiled."
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,6 +51,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Only with the `SwiftCrypto` trait (`Crypto`, `_CryptoExtras` under `.when(traits:)`).
+        // 3.x, not 4.x: swift-crypto 4's CryptoExtras imports `CommonCrypto` when it can, and
+        // finds this package's `CommonCrypto` module (which needs COpenSSL) instead of Apple's.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // MARK: Core (pure Swift)
@@ -88,6 +102,26 @@ let package = Package(
             path: "Backends/TLSTrustMbedTLS"
         ),
 
+        // MARK: swift-crypto (trait `SwiftCrypto`; every source file is `#if SwiftCrypto`)
+        // Imports only TLSTrust's public API and swift-crypto, as a backend written outside this
+        // package would: the worked example of the DocC article "Writing a backend".
+        .target(
+            name: "TLSTrustSwiftCrypto",
+            dependencies: [
+                "TLSTrust",
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+            ],
+            path: "Backends/TLSTrustSwiftCrypto"
+        ),
+
+        // MARK: Conformance kit for backend authors (no test framework: returns findings)
+        .target(
+            name: "TLSTrustBackendConformance",
+            dependencies: ["TLSTrust", "TLSTrustTesting"],
+            path: "Sources/TLSTrustBackendConformance"
+        ),
+
         // MARK: Test PKI factory (mints certificates with OpenSSL at test time)
         .target(
             name: "TLSTrustTesting",
@@ -105,13 +139,24 @@ let package = Package(
         ),
         .target(name: "Security", dependencies: ["SecurityTLSTrust"], path: "Sources/Security"),
         // The digests come from OpenSSL's EVP interface (libcrypto), not from a hand-written hash.
-        .target(name: "CommonCrypto", dependencies: ["COpenSSL"], path: "Sources/CommonCrypto"),
+        // With the `SwiftCrypto` trait it is built after `_CryptoExtras` (an ordering edge only, it
+        // uses nothing of it): swift-crypto compiles `#if canImport(CommonCrypto)` code, and would
+        // find this module instead of Apple's if it were already built (then fail: it needs COpenSSL).
+        .target(
+            name: "CommonCrypto",
+            dependencies: [
+                "COpenSSL",
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+            ],
+            path: "Sources/CommonCrypto"
+        ),
 
         // MARK: Command-line tool
         .executableTarget(
             name: "tlstrust",
             dependencies: [
                 "TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTesting",
+                "TLSTrustSwiftCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/tlstrust"
@@ -162,6 +207,15 @@ let package = Package(
         .testTarget(
             name: "SecurityTests",
             dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTestBackends"]
+        ),
+        // The conformance kit on every in-tree backend (reference: openssl), and on swift-crypto
+        // with the trait: `swift test --traits SwiftCrypto --filter TLSTrustBackendConformanceTests`.
+        .testTarget(
+            name: "TLSTrustBackendConformanceTests",
+            dependencies: [
+                "TLSTrust", "TLSTrustTesting", "TLSTrustBackendConformance",
+                "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustSwiftCrypto",
+            ]
         ),
         .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "tlstrust"]),
         // A real NIO TLS server on 127.0.0.1; empty without the `NIO` trait:

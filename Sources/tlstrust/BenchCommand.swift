@@ -89,6 +89,7 @@ struct BenchCommand: ParsableCommand {
         }
 
         var plan: [(backend: (any TrustBackend)?, chain: BenchChain, operation: BenchOperation)] = []
+        var notApplicable: [String] = []
         for chain in selectedChains {
             if selectedOperations.contains(.parse) { plan.append((nil, chain, .parse)) }
             for backend in selectedBackends {
@@ -96,6 +97,12 @@ struct BenchCommand: ParsableCommand {
                     // mbedTLS 2.28 has no TLS 1.3: nothing to measure there.
                     if let version = operation.handshakeVersion {
                         guard let tls = backend as? any TLSBackend, tls.supportedTLSVersions.contains(version) else { continue }
+                    }
+                    // A role the backend does not play is not applicable, not a failure: the
+                    // swift-crypto backend has no native verifier and no library C verifier.
+                    guard operation.applies(to: backend) else {
+                        notApplicable.append("\(backend.name) \(operation.rawValue)")
+                        continue
                     }
                     plan.append((backend, chain, operation))
                 }
@@ -120,6 +127,11 @@ struct BenchCommand: ParsableCommand {
             print(BenchResult.json(results))
         } else {
             print(BenchReport.table(results))
+            if !notApplicable.isEmpty {
+                var seen = Set<String>()
+                let listed = notApplicable.filter { seen.insert($0).inserted }
+                print("not applicable (the backend does not play the role): " + listed.joined(separator: ", "))
+            }
             print(String(format: "system store ready for the engine, cold: %.1f ms (%d anchors read, parsed and indexed, once per process)",
                          systemMillis, systemAnchors))
         }
@@ -160,6 +172,17 @@ enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
         case .handshakeTLS13, .handshakeTLS13Unverified: .tls13
         case .handshakeTLS12, .handshakeTLS12Unverified: .tls12
         default: nil
+        }
+    }
+
+    /// Whether `backend` plays the role the operation measures: `evaluate-native` needs a
+    /// ``NativeTrustVerifier``, `raw-c` and `signature-floor` the library's raw benchmark
+    /// (`RawVerificationBenchmarking`). Handshakes are filtered by TLS version where planned.
+    func applies(to backend: any TrustBackend) -> Bool {
+        switch self {
+        case .evaluateNative: backend is any NativeTrustVerifier
+        case .rawC, .signatureFloor: backend is any RawVerificationBenchmarking
+        default: true
         }
     }
 

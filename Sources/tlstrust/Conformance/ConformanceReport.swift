@@ -7,7 +7,7 @@ enum ConformanceReport {
     static func summary(_ outcomes: [Outcome], backends: [String], caseCount: Int, source: String, wall: Duration) -> String {
         var table = TextTable(headers: ["backend", "verifier", "pass", "false accept", "false reject", "not run", "time"])
         for backend in backends {
-            for verifier in Verifier.all {
+            for verifier in Verifier.all where outcomes.contains(where: { $0.backend == backend && $0.verifier == verifier }) {
                 let tally = Tally.of(outcomes, backend: backend, verifier: verifier)
                 table.add([backend, verifier.description, "\(tally[.pass])", "\(tally[.falseAccept])",
                            "\(tally[.falseReject])", "\(tally[.notRun])", seconds(tally.duration)])
@@ -95,7 +95,7 @@ enum ConformanceReport {
                 | verifier | pass | false accepts | false rejects | not run |
                 |---|---:|---:|---:|---:|
                 """)
-            for verifier in Verifier.all {
+            for verifier in Verifier.all where outcomes.contains(where: { $0.backend == backend && $0.verifier == verifier }) {
                 let t = Tally.of(outcomes, backend: backend, verifier: verifier)
                 out.append("| \(verifier) | \(t[.pass]) | \(t[.falseAccept]) | \(t[.falseReject]) | \(t[.notRun]) |")
             }

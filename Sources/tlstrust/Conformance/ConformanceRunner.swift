@@ -67,7 +67,9 @@ struct ConformanceRunner {
     func run(_ testcase: ConformanceCase) -> [Outcome] {
         var outcomes: [Outcome] = []
         for backend in backends {
-            for verifier in Verifier.all {
+            // A backend without the native role (swift-crypto) has one verifier: the engine. Its
+            // native row would only say "not run" for every case, so it is not run at all.
+            for verifier in Verifier.all where verifier.engine == .core || backend is any NativeTrustVerifier {
                 outcomes.append(run(testcase, on: backend, with: verifier))
             }
         }

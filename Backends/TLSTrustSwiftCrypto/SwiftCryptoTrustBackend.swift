@@ -1,0 +1,222 @@
+#if SwiftCrypto
+import Crypto
+import _CryptoExtras
+import TLSTrust
+
+/// A TLSTrust backend over swift-crypto: a signature provider for the validation engine, and
+/// nothing else (no native verifier, no TLS, no identities), so that TLSTrust decides trust on a
+/// machine where no system TLS library is installed.
+///
+/// Written only against TLSTrust's public API, as a backend from outside the package would be:
+/// it is the worked example of the DocC article *Writing a backend*. It verifies every scheme of
+/// the engine's one list of accepted algorithms (``SignatureScheme/all``): RSA PKCS#1 v1.5 and
+/// PSS (`_CryptoExtras`), ECDSA on P-256, P-384 and P-521, and Ed25519 (`Crypto`).
+///
+/// Built only with the package trait `SwiftCrypto` (`swift build --traits SwiftCrypto`): without
+/// it this module is empty and swift-crypto is not compiled.
+public struct SwiftCryptoTrustBackend: TrustBackend {
+    public init() {}
+
+    public var name: String { "swift-crypto" }
+
+    /// swift-crypto exposes no version at run time; the package resolves a 3.x release (see
+    /// `Package.resolved`), which on Linux carries its own copy of BoringSSL.
+    public var libraryVersion: String { "swift-crypto 3 (vendored BoringSSL)" }
+
+    /// Every scheme of the engine's list that this backend implements — all of them today. Read
+    /// from the list, filtered by what ``SwiftCryptoVerificationKey`` can do, so that a scheme
+    /// added to the list is not claimed before it is implemented here.
+    public var signatureSchemes: Set<SignatureScheme> { Self.schemes }
+
+    private static let schemes: Set<SignatureScheme> = SignatureScheme.all.filter(SwiftCryptoVerificationKey.implements)
+
+    /// Imports the key with swift-crypto.
+    ///
+    /// - RSA (rsaEncryption or id-RSASSA-PSS): `_RSA.Signing.PublicKey(n:e:)` from the
+    ///   SPKI's RSAPublicKey, read strictly here. Keys of every size are imported:
+    ///   swift-crypto's `derRepresentation` initializer refuses keys below 2048 bits, but the
+    ///   engine's rule is that such keys are still *verified* and then refused by the path
+    ///   validator (`weakAlgorithm`, the same verdict on every backend). Refusing them at import
+    ///   would make the engine report `badSignature` instead — still untrusted, but a different
+    ///   verdict from the other backends. Importing never widens trust: the engine alone decides
+    ///   what size is acceptable.
+    /// - EC: `P256/P384/P521.Signing.PublicKey(derRepresentation:)` by the SPKI's named curve;
+    ///   any other curve is `unsupported` (the engine refuses such keys before asking anyway).
+    /// - Ed25519: `Curve25519.Signing.PublicKey(rawRepresentation:)` of the SPKI's key bits.
+    /// - Ed448 and anything else: `unsupported`.
+    ///
+    /// - Throws: `TLSTrustError` `.malformedKey` when swift-crypto cannot read the key,
+    ///   `.unsupported` for an algorithm or curve it does not implement.
+    public func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
+        let spki = key.subjectPublicKeyInfoDER
+        let bits = key.subjectPublicKeyBytes
+        do {
+            switch key.algorithm {
+            case .rsa:
+                let keyType: SignatureKeyType = try SPKI.isRSASSAPSS(spki) ? .rsaPSS : .rsa
+                // The RSAPublicKey is read strictly here (anything after it, a negative or
+                // non-minimal integer: malformed) and handed over as modulus and exponent.
+                // Not `_RSA.Signing.PublicKey(derRepresentation:)`: in swift-crypto 3.12.3 a DER
+                // it cannot parse makes it free the key twice (an abort, found by the conformance
+                // kit's malformed RSA keys), and it refuses keys below 2048 bits, which the engine
+                // must see verified and then refuse itself (see above).
+                let (n, e) = try SPKI.rsaModulusAndExponent(Array(bits))
+                let rsa = try _RSA.Signing.PublicKey(n: n, e: e)
+                return SwiftCryptoVerificationKey(.rsa(rsa), keyType: keyType)
+            case .ec(let curve):
+                switch curve {
+                case "P-256": return SwiftCryptoVerificationKey(.p256(try P256.Signing.PublicKey(derRepresentation: spki)), keyType: .ec)
+                case "P-384": return SwiftCryptoVerificationKey(.p384(try P384.Signing.PublicKey(derRepresentation: spki)), keyType: .ec)
+                case "P-521": return SwiftCryptoVerificationKey(.p521(try P521.Signing.PublicKey(derRepresentation: spki)), keyType: .ec)
+                default:
+                    throw TLSTrustError(.unsupported, "swift-crypto does not implement ECDSA on curve \(curve) (unsupported)")
+                }
+            case .ed25519:
+                return SwiftCryptoVerificationKey(.ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: Array(bits))), keyType: .ed25519)
+            case .ed448, .other:
+                throw TLSTrustError(.unsupported, "swift-crypto cannot import \(key.algorithm) keys (unsupported)")
+            }
+        } catch let error as TLSTrustError {
+            throw error
+        } catch {
+            // CryptoKitError and swift-crypto's ASN.1 errors: the library could not read the key.
+            throw TLSTrustError(.malformedKey, "swift-crypto cannot import the \(key.algorithm) key: \(error)")
+        }
+    }
+}
+
+/// A public key imported by swift-crypto, verifying from many tasks at once with no lock.
+///
+/// `@unchecked Sendable`: swift-crypto does not mark its EC and Curve25519 public keys
+/// `Sendable` on Linux, but they are immutable values (Curve25519: 32 bytes; P-256/384/521 and
+/// RSA: a BoringSSL key created at import and never mutated), and verification only reads them —
+/// BoringSSL allows concurrent read-only use of one key. Checked by the conformance kit's
+/// concurrent verifications.
+final class SwiftCryptoVerificationKey: SignatureVerificationKey, @unchecked Sendable {
+    enum Key {
+        case rsa(_RSA.Signing.PublicKey)
+        case p256(P256.Signing.PublicKey)
+        case p384(P384.Signing.PublicKey)
+        case p521(P521.Signing.PublicKey)
+        case ed25519(Curve25519.Signing.PublicKey)
+    }
+
+    let key: Key
+    /// The SPKI's key type, which decides the schemes the key can make (``SignatureScheme/fits(_:)``).
+    let keyType: SignatureKeyType
+
+    init(_ key: Key, keyType: SignatureKeyType) {
+        self.key = key
+        self.keyType = keyType
+    }
+
+    /// Whether this module implements `scheme` at all. An exhaustive switch, so that a scheme
+    /// added to TLSTrust fails to compile here instead of being claimed untested.
+    static func implements(_ scheme: SignatureScheme) -> Bool {
+        switch scheme {
+        case .rsaPKCS1v15, .rsaPSS, .ecdsa, .ed25519: return true
+        }
+    }
+
+    func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
+        guard Self.implements(scheme) else {
+            throw TLSTrustError(.unsupported, "swift-crypto cannot verify \(scheme) signatures (unsupported)")
+        }
+        // A key that cannot make this scheme's signatures (ECDSA under RSA, PKCS#1 v1.5 under an
+        // id-RSASSA-PSS key) is answered from the engine's list, not guessed by the library.
+        guard scheme.fits(keyType) else { return false }
+        switch (key, scheme) {
+        case (.rsa(let rsa), .rsaPKCS1v15(let digest)):
+            return Self.verify(digest, message) { rsa.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: $0, padding: .insecurePKCS1v1_5) }
+        case (.rsa(let rsa), .rsaPSS(let digest)):
+            // swift-crypto's `.PSS` is MGF1 over the message digest with a salt as long as the
+            // digest: exactly the engine's only accepted PSS parameters.
+            return Self.verify(digest, message) { rsa.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: $0, padding: .PSS) }
+        case (.p256(let ec), .ecdsa(let digest)):
+            guard let sig = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }
+            return Self.verify(digest, message) { ec.isValidSignature(sig, for: $0) }
+        case (.p384(let ec), .ecdsa(let digest)):
+            guard let sig = try? P384.Signing.ECDSASignature(derRepresentation: signature) else { return false }
+            return Self.verify(digest, message) { ec.isValidSignature(sig, for: $0) }
+        case (.p521(let ec), .ecdsa(let digest)):
+            guard let sig = try? P521.Signing.ECDSASignature(derRepresentation: signature) else { return false }
+            return Self.verify(digest, message) { ec.isValidSignature(sig, for: $0) }
+        case (.ed25519(let ed), .ed25519):
+            return ed.isValidSignature(signature, for: message)
+        default:
+            // Unreachable after `fits`, and false rather than a trap if it ever is.
+            return false
+        }
+    }
+
+    /// Hashes `message` with `digest` and hands the digest to `check`.
+    private static func verify(_ digest: DigestAlgorithm, _ message: ArraySlice<UInt8>, _ check: (any Digest) -> Bool) -> Bool {
+        switch digest {
+        case .sha256: return check(SHA256.hash(data: message))
+        case .sha384: return check(SHA384.hash(data: message))
+        case .sha512: return check(SHA512.hash(data: message))
+        }
+    }
+}
+
+/// The two readings of a SubjectPublicKeyInfo this module needs that `PublicKey` does not expose:
+/// whether an RSA key is id-RSASSA-PSS (PSS-only, RFC 4055), and a small RSA key's modulus and
+/// exponent. A strict, minimal DER reader: anything unexpected throws, so the import fails closed.
+enum SPKI {
+    struct Malformed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// 1.2.840.113549.1.1.10, id-RSASSA-PSS, as DER OID contents.
+    static let rsassaPSS: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0A]
+
+    /// Reads one TLV at `offset`: its tag, contents range, and the offset after it.
+    static func element(_ der: [UInt8], at offset: Int) throws -> (tag: UInt8, contents: Range<Int>, end: Int) {
+        guard offset + 2 <= der.count else { throw Malformed(description: "truncated DER") }
+        let tag = der[offset]
+        var index = offset + 2
+        var length = Int(der[offset + 1])
+        if length & 0x80 != 0 {
+            let count = length & 0x7F
+            guard count >= 1, count <= 4, index + count <= der.count else { throw Malformed(description: "bad DER length") }
+            length = der[index..<(index + count)].reduce(0) { $0 << 8 | Int($1) }
+            index += count
+        }
+        guard length <= der.count - index else { throw Malformed(description: "DER length beyond the input") }
+        return (tag, index..<(index + length), index + length)
+    }
+
+    /// Whether the SPKI's algorithm OID is id-RSASSA-PSS.
+    static func isRSASSAPSS(_ spki: [UInt8]) throws -> Bool {
+        let outer = try element(spki, at: 0)
+        let algorithm = try element(spki, at: outer.contents.lowerBound)
+        let oid = try element(spki, at: algorithm.contents.lowerBound)
+        guard outer.tag == 0x30, algorithm.tag == 0x30, oid.tag == 0x06 else { throw Malformed(description: "not an SPKI") }
+        return spki[oid.contents].elementsEqual(rsassaPSS)
+    }
+
+    /// `RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER }` (RFC 8017), DER
+    /// only: nothing after it, both integers positive and minimally encoded. Returns their
+    /// magnitudes, big-endian.
+    static func rsaModulusAndExponent(_ der: [UInt8]) throws -> (n: [UInt8], e: [UInt8]) {
+        let sequence = try element(der, at: 0)
+        let n = try element(der, at: sequence.contents.lowerBound)
+        let e = try element(der, at: n.end)
+        guard sequence.tag == 0x30, sequence.end == der.count, n.tag == 0x02, e.tag == 0x02, e.end == sequence.contents.upperBound
+        else { throw Malformed(description: "not an RSAPublicKey") }
+        return (try positiveInteger(der[n.contents]), try positiveInteger(der[e.contents]))
+    }
+
+    /// The magnitude of a DER INTEGER that must be positive and minimally encoded.
+    static func positiveInteger(_ contents: ArraySlice<UInt8>) throws -> [UInt8] {
+        guard let first = contents.first, first & 0x80 == 0 else { throw Malformed(description: "RSA integer empty or negative") }
+        if first == 0 {
+            guard contents.count > 1, contents[contents.startIndex + 1] & 0x80 != 0 else {
+                throw Malformed(description: "RSA integer zero or not minimally encoded")
+            }
+            return Array(contents.dropFirst())
+        }
+        return Array(contents)
+    }
+}
+#endif
