@@ -63,8 +63,13 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         case AlgorithmOID.rsaEncryption, AlgorithmOID.rsassaPSS:
             var k = DERReader(bytes, range: keyBits.range)
             let rsa = try k.read(DERTag.sequence, "RSAPublicKey")
+            // Exactly one RSAPublicKey, exactly two integers: a library that reads the first element
+            // and ignores the rest (OpenSSL's d2i does) must never see bytes the core did not.
+            guard k.isAtEnd else { throw DERError(description: "trailing bytes after the RSAPublicKey") }
             var f = DERReader(bytes, contentsOf: rsa)
             let modulus = try f.read(DERTag.integer, "modulus").contents
+            _ = try f.read(DERTag.integer, "publicExponent")
+            guard f.isAtEnd else { throw DERError(description: "extra fields in RSAPublicKey") }
             var first = modulus.lowerBound
             while first < modulus.upperBound && bytes[first] == 0 { first += 1 }
             let bits = first < modulus.upperBound

@@ -35,4 +35,19 @@ struct PublicKeyTests {
         #expect(SHA256Vectors.hex(String(repeating: "a", count: 1000))
                 == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
+
+    /// An RSAPublicKey is exactly two integers and nothing after them in the BIT STRING: OpenSSL's
+    /// decoder reads the first element and ignores the rest, so the core refuses what it would not
+    /// read itself (found by the backend conformance kit).
+    @Test func anRSAKeyWithTrailingOrExtraBytesIsMalformed() throws {
+        let rsaAlgorithm = DER.sequence([DER.objectIdentifier("1.2.840.113549.1.1.1"), [0x05, 0x00]])
+        let modulus = DER.tlv(0x02, [0x00] + [UInt8](repeating: 0xC5, count: 256))
+        let exponent = DER.tlv(0x02, [0x01, 0x00, 0x01])
+        func spki(_ keyBits: [UInt8]) -> [UInt8] { DER.sequence([rsaAlgorithm, DER.bitString(keyBits)]) }
+        let good = DER.sequence([modulus, exponent])
+        #expect(try PublicKey(subjectPublicKeyInfoDER: spki(good)).algorithm == .rsa(bits: 2048))
+        #expect(throws: TLSTrustError.self) { try PublicKey(subjectPublicKeyInfoDER: spki(good + [0x00])) }
+        #expect(throws: TLSTrustError.self) { try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([modulus, exponent, exponent]))) }
+        #expect(throws: TLSTrustError.self) { try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([modulus]))) }
+    }
 }
