@@ -27,6 +27,18 @@ public struct Trust: Sendable {
     /// Whether a trusted engine result may be reused for this chain and question, within the
     /// validity of its path (``VerifiedChainCache``; default true). False always evaluates afresh.
     public var usesVerifiedChainCache = true
+    /// Whether and how revocation status is consulted (default ``RevocationPolicy/off``).
+    public var revocation: RevocationPolicy = .off
+    /// CRLs the app supplies (`--crl`), used for the certificates their issuers signed.
+    public var crls: [CertificateRevocationList] = []
+    /// DER OCSPResponses the app supplies (`--ocsp-response`, `SecTrustSetOCSPResponse`).
+    public var ocspResponses: [[UInt8]] = []
+    /// DER OCSPResponses the server stapled in the handshake (status_request), leaf first where
+    /// the library tells them apart. Set by ``TLSHandshakeContext``.
+    public var stapledOCSPResponses: [[UInt8]] = []
+    /// Who fetches when ``RevocationPolicy/allowsNetworkFetch`` is set; nil uses the built-in
+    /// HTTP fetcher.
+    public var revocationFetcher: (any RevocationFetching)?
 
     /// - Parameters:
     ///   - certificates: leaf first, then intermediates in any order.

@@ -42,6 +42,16 @@ public struct TLSClientConfiguration: Sendable {
     public var timeouts: TLSTimeouts = .default
     /// Which verifier default handling uses (the engine, unless comparing).
     public var engine: TrustEngine = .core
+    /// Whether and how default handling consults revocation (default off). When it is on, the
+    /// client asks the server to staple an OCSP response and the engine uses what it staples.
+    public var revocation: RevocationPolicy = .off
+    /// Ask the server to staple an OCSP response (status_request) even when ``revocation`` is off,
+    /// so that a handler can read it (``TLSHandshakeContext``). Backends whose library has no
+    /// client-side stapling (mbedTLS 2.28) cannot honour this: see their capabilities.
+    public var requestsOCSPStapling = false
+
+    /// Whether the client asks for a stapled OCSP response: when revocation is on, or when asked.
+    public var asksForStapledOCSPResponse: Bool { requestsOCSPStapling || revocation.isEnabled }
 
     /// - Parameter serverName: the name to send and check; nil uses the host connected to.
     public init(serverName: String? = nil) {
