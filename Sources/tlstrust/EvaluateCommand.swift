@@ -14,6 +14,8 @@ struct EvaluateCommand: ParsableCommand {
 
     @OptionGroup(title: "Evaluation") var options: EvaluationOptions
 
+    @OptionGroup(title: "Revocation") var revocation: RevocationOptions
+
     @OptionGroup(title: "Pinning") var pinning: PinningOptions
 
     var backend: String { verifier.backend }
@@ -56,6 +58,7 @@ struct EvaluateCommand: ParsableCommand {
         let rules = try EvaluationRules(pins: pins, configuration: configuration, policy: try pinning.securityPolicy())
         var trust = try options.makeTrust()
         trust.engine = engine
+        try revocation.apply(to: &trust)
         // A configuration that names trust anchors for the host means exactly those: validation
         // uses them (so the system store cannot vouch for a proxy), and --anchors beside them
         // would be a second, contradictory answer.

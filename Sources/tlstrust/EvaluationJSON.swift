@@ -84,6 +84,8 @@ enum EvaluationJSON {
         let timeMicroseconds: Int?
         /// The RFC 5280 §6.1 policy sets of a trusted engine evaluation; `null` otherwise.
         var certificatePolicies: PolicyRecord? = nil
+        /// What revocation checking found, per certificate of `chain` it covered; `[]` when off.
+        var revocation: [RevocationRecord] = []
         /// `compare` only: the native verifier's evaluation of the same request.
         var native: Nested?
         /// `evaluate` only: the rule beyond validation that decided (`--pin`, a pin set, a
@@ -107,11 +109,12 @@ enum EvaluationJSON {
             try container.encodeIfPresent(native, forKey: .native)
             try container.encodeIfPresent(rule, forKey: .rule)
             try container.encode(certificatePolicies, forKey: .certificatePolicies)
+            try container.encode(revocation, forKey: .revocation)
         }
 
         private enum CodingKeys: String, CodingKey {
             case schemaVersion, input, backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native, rule
-            case certificatePolicies
+            case certificatePolicies, revocation
         }
     }
 
@@ -124,6 +127,40 @@ enum EvaluationJSON {
             authorityConstrained = policies.authorityConstrained.sorted()
             userConstrained = policies.userConstrained.sorted()
         }
+    }
+
+    /// One certificate's revocation status: what answered and what it said.
+    struct RevocationRecord: Encodable {
+        let certificateIndex: Int
+        /// `good`, `revoked` or `unknown` (no usable answer).
+        let status: String
+        /// `crl`, `ocsp-response`, `stapled-ocsp-response`, `fetched-ocsp-response`, `fetched-crl`,
+        /// `cached-ocsp-response`, `cached-crl`, or null when nothing answered.
+        let source: String?
+        let revocationTime: String?
+        let reason: String?
+        let detail: String
+
+        init(_ status: CertificateRevocationStatus) {
+            certificateIndex = status.certificateIndex
+            self.status = status.status.rawValue
+            source = status.source?.rawValue
+            revocationTime = status.revocationDate.map { ISO8601DateFormatter().string(from: $0) }
+            reason = status.reason?.description
+            detail = status.detail
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(certificateIndex, forKey: .certificateIndex)
+            try c.encode(status, forKey: .status)
+            try c.encode(source, forKey: .source)
+            try c.encode(revocationTime, forKey: .revocationTime)
+            try c.encode(reason, forKey: .reason)
+            try c.encode(detail, forKey: .detail)
+        }
+
+        private enum CodingKeys: String, CodingKey { case certificateIndex, status, source, revocationTime, reason, detail }
     }
 
     /// Which rule decided, and the pin that matched or why it refused.
@@ -164,6 +201,7 @@ enum EvaluationJSON {
             },
             timeMicroseconds: micros)
         record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init)
+        record.revocation = evaluation.revocation.map(RevocationRecord.init)
         return record
     }
 
@@ -183,6 +221,7 @@ enum EvaluationJSON {
                             native: nil, rule: rule)
             record.input = input
             if trusted { record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init) }
+            record.revocation = evaluation.revocation.map(RevocationRecord.init)
         }
         return encode(record)
     }

@@ -108,7 +108,8 @@ public enum VerifiedChainCache {
     /// The engine's evaluation of `request`, from the anchor set's cache when it holds the answer.
     /// Called by `ValidationDoor.evaluate(_:provider:)` only: the cache is part of the engine.
     static func evaluate<Backend: TrustBackend>(_ request: TrustEvaluationRequest, backend: Backend) -> TrustEvaluation {
-        guard isEnabled, request.usesVerifiedChainCache else {
+        // Revocation answers change while a path stays valid: such evaluations are never replayed.
+        guard isEnabled, request.usesVerifiedChainCache, !request.revocation.policy.isEnabled else {
             return ValidationEngine(request: request, backend: backend).evaluate()
         }
         let store = request.anchors.freshCache.verifiedChains

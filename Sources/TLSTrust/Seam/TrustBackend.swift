@@ -148,14 +148,18 @@ public struct TrustEvaluationRequest: Sendable {
     public let emailAddresses: [String]
     /// keyUsage bits the leaf must assert (a leaf without the extension allows all); empty: none.
     public let requiredKeyUsage: KeyUsage
+    /// The revocation policy and the answers supplied (default: off, none).
+    public let revocation: RevocationInputs
 
     public init(
         leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors,
         host: HostIdentity? = nil, allowsCommonNameFallback: Bool = false, purpose: KeyPurpose = .any,
         maximumIntermediates: Int? = nil, verificationDate: Date = Date(), hasExplicitVerificationDate: Bool = false,
         profile: ValidationProfile = .webPKI, engine: TrustEngine = .core, usesVerifiedChainCache: Bool = true,
-        certificatePolicyInputs: CertificatePolicyInputs = .default, emailAddresses: [String] = [], requiredKeyUsage: KeyUsage = []
+        certificatePolicyInputs: CertificatePolicyInputs = .default, emailAddresses: [String] = [], requiredKeyUsage: KeyUsage = [],
+        revocation: RevocationInputs = .none
     ) {
+        self.revocation = revocation
         self.usesVerifiedChainCache = usesVerifiedChainCache
         self.certificatePolicyInputs = certificatePolicyInputs
         self.emailAddresses = emailAddresses
@@ -191,6 +195,7 @@ public struct TrustEvaluationRequest: Sendable {
         if !certificatePolicyInputs.isDefault { f.insert(.certificatePolicies) }
         if !emailAddresses.isEmpty { f.insert(.emailAddress) }
         if !requiredKeyUsage.isEmpty { f.insert(.keyUsage) }
+        if revocation.policy.isEnabled { f.insert(.revocation) }
         return f
     }
 

@@ -45,12 +45,14 @@ public struct NativeVerifierFeatures: OptionSet, Sendable, Hashable, CustomStrin
     public static let emailAddress = Self(rawValue: 1 << 7)
     /// keyUsage bits the leaf must assert.
     public static let keyUsage = Self(rawValue: 1 << 8)
+    /// Revocation checking with the request's CRLs and OCSP responses.
+    public static let revocation = Self(rawValue: 1 << 9)
 
     static let names: [(Self, String)] = [
         (.verificationTime, "verification time"), (.dnsHostName, "DNS host name"),
         (.ipAddressHost, "IP address host"), (.purpose, "purpose"), (.maximumDepth, "maximum depth"),
         (.partialChains, "partial chains"), (.certificatePolicies, "certificate policies"),
-        (.emailAddress, "e-mail address"), (.keyUsage, "key usage"),
+        (.emailAddress, "e-mail address"), (.keyUsage, "key usage"), (.revocation, "revocation"),
     ]
 
     public var description: String {

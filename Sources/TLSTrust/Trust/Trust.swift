@@ -158,7 +158,10 @@ public struct Trust: Sendable {
             usesVerifiedChainCache: usesVerifiedChainCache,
             certificatePolicyInputs: identityAndPolicies.certificatePolicies ?? .default,
             emailAddresses: identityAndPolicies.emailAddresses,
-            requiredKeyUsage: identityAndPolicies.keyUsage
+            requiredKeyUsage: identityAndPolicies.keyUsage,
+            revocation: RevocationInputs(policy: revocation, crls: crls, ocspResponses: ocspResponses,
+                                         stapledOCSPResponses: stapledOCSPResponses,
+                                         fetcher: revocation.allowsNetworkFetch ? revocationFetcher : nil)
         )
     }
 

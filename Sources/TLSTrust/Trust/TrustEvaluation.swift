@@ -30,6 +30,9 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     /// authority- and user-constrained policy sets); nil when not trusted, and for the native
     /// verifier, which does not report them.
     public internal(set) var certificatePolicies: ValidatedCertificatePolicies?
+    /// What revocation checking found, per certificate of ``chain`` it covered (empty when
+    /// revocation was off, or no complete path was reached).
+    public internal(set) var revocation: [CertificateRevocationStatus] = []
     /// Set only by ``ResultCheck`` (the last gate every trusted result of an evaluation passes):
     /// an evaluation made with the public initializer never has it, so a ``ValidatedChain`` cannot
     /// be fabricated from a list of certificates.

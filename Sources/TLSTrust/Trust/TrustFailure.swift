@@ -56,6 +56,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
         case unhandledCriticalExtension, invalidPolicy, revoked, internalError
         case budgetExhausted, unsupported
         case certificatePolicyViolated, emailAddressMismatch
+        case revocationStatusUnknown
     }
 
     let value: Value
@@ -103,6 +104,9 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
     public static let emailAddressMismatch = Self(.emailAddressMismatch)
     /// A certificate has been revoked.
     public static let revoked = Self(.revoked)
+    /// Hard-fail revocation (``RevocationPolicy/Mode/hard``) found no usable answer for a
+    /// certificate: no CRL or OCSP response that is current, correctly signed and about it.
+    public static let revocationStatusUnknown = Self(.revocationStatusUnknown)
     /// The backend failed for a reason that says nothing about the chain (out of memory, a library bug).
     public static let internalError = Self(.internalError)
     /// Path building, name-constraint checking or certificate-policy processing used up its work budget before finding a valid
@@ -127,7 +131,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
             .unsupported, .malformedCertificate, .internalError, .invalidPolicy, .budgetExhausted, .badSignature, .weakAlgorithm,
             .unhandledCriticalExtension, .unknownIssuer, .untrustedRoot, .notCertificateAuthority,
             .invalidKeyUsage, .pathLengthExceeded, .chainTooLong, .nameConstraintsViolated, .certificatePolicyViolated,
-            .revoked, .expired, .notYetValid, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
+            .revoked, .revocationStatusUnknown, .expired, .notYetValid, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
             .emailAddressMismatch,
         ]
         return order.firstIndex(of: value) ?? order.count

@@ -1,19 +1,38 @@
 import Foundation
 
-/// Validates the chain, then checks every certificate of it against CRLs the app supplies.
+/// Validates the chain with revocation checking inside the engine: Alamofire's
+/// `RevocationTrustEvaluator`.
 ///
-/// The analogue of Alamofire's `RevocationTrustEvaluator`, offline: the CRLs are given (downloaded
-/// and refreshed by the app, or shipped with it), nothing is fetched. For each certificate of the
-/// ``ValidatedChain`` but the anchor (or for the leaf only), a CRL is used when its issuer name is
-/// the certificate's issuer, it is signed by the next certificate of the chain (which must allow
-/// cRLSign), and it is current at the verification date. A certificate listed by such a CRL is
-/// revoked. Fail-closed by default: a certificate that no usable CRL covers makes the evaluation
-/// fail too, unless `requiresCRL` is false.
+/// The engine checks every certificate of the path but the anchor (or the leaf only) against the
+/// answers at hand — CRLs and OCSP responses the app gives here or on the ``Trust``, responses the
+/// server stapled — and, unless ``Options/networkAccessDisabled`` is set, fetches from the
+/// certificate's OCSP responder and CRL distribution points over HTTP, as Alamofire (through
+/// Apple's `SecPolicyCreateRevocation`) does. A revoked certificate is never trusted; without
+/// ``Options/requirePositiveResponse`` a certificate with no usable answer is judged without one.
 ///
 /// ```swift
-/// let evaluator = RevocationTrustEvaluator(crls: try CertificateRevocationList.crls(pemOrDER: crlBytes))
+/// let evaluator = RevocationTrustEvaluator(options: [.crl, .networkAccessDisabled, .requirePositiveResponse],
+///                                          crls: try CertificateRevocationList.crls(pemOrDER: crlBytes))
 /// ```
 public struct RevocationTrustEvaluator: ServerTrustEvaluating {
+    /// Alamofire's `RevocationTrustEvaluator.Options`, which are Apple's `kSecRevocation*` flags.
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Consult OCSP responses (`kSecRevocationOCSPMethod`).
+        public static let ocsp = Options(rawValue: 1 << 0)
+        /// Consult CRLs (`kSecRevocationCRLMethod`).
+        public static let crl = Options(rawValue: 1 << 1)
+        /// CRLs before OCSP (`kSecRevocationPreferCRL`).
+        public static let preferCRL = Options(rawValue: 1 << 2)
+        /// Every certificate needs a usable answer (`kSecRevocationRequirePositiveResponse`): hard-fail.
+        public static let requirePositiveResponse = Options(rawValue: 1 << 3)
+        /// Nothing is fetched (`kSecRevocationNetworkAccessDisabled`).
+        public static let networkAccessDisabled = Options(rawValue: 1 << 4)
+        /// OCSP and CRLs (`kSecRevocationUseAnyAvailableMethod`), Alamofire's default.
+        public static let any: Options = [.ocsp, .crl]
+    }
+
     /// Which certificates are checked.
     public enum Scope: String, Sendable, Hashable {
         /// The leaf alone.
@@ -22,56 +41,64 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
         case everyCertificate
     }
 
+    public let options: Options
     public let crls: [CertificateRevocationList]
+    public let ocspResponses: [[UInt8]]
     public let scope: Scope
-    public let requiresCRL: Bool
     public let validateHost: Bool
 
     /// - Parameters:
-    ///   - crls: the CRLs to check against.
+    ///   - options: Alamofire's options (default `.any`: OCSP and CRLs, soft-fail, network allowed).
+    ///   - crls: CRLs to consult besides those on the ``Trust``.
+    ///   - ocspResponses: DER OCSP responses to consult besides those on the ``Trust``.
     ///   - scope: the certificates to check (default every one but the anchor).
-    ///   - requiresCRL: refuse a certificate that no current, correctly signed CRL covers (default true).
     ///   - validateHost: check that the leaf names the host (default true).
+    public init(options: Options = .any, crls: [CertificateRevocationList] = [], ocspResponses: [[UInt8]] = [],
+                scope: Scope = .everyCertificate, validateHost: Bool = true) {
+        self.options = options
+        self.crls = crls
+        self.ocspResponses = ocspResponses
+        self.scope = scope
+        self.validateHost = validateHost
+    }
+
+    /// The 0.x offline form: CRLs only, nothing fetched; `requiresCRL` is hard-fail.
     public init(crls: [CertificateRevocationList], scope: Scope = .everyCertificate, requiresCRL: Bool = true,
                 validateHost: Bool = true) {
-        self.crls = crls
-        self.scope = scope
-        self.requiresCRL = requiresCRL
-        self.validateHost = validateHost
+        var options: Options = [.crl, .networkAccessDisabled]
+        if requiresCRL { options.insert(.requirePositiveResponse) }
+        self.init(options: options, crls: crls, scope: scope, validateHost: validateHost)
+    }
+
+    /// The policy the engine applies.
+    public var policy: RevocationPolicy {
+        var methods: RevocationPolicy.Methods = []
+        if options.contains(.ocsp) { methods.insert(.ocsp) }
+        if options.contains(.crl) { methods.insert(.crl) }
+        return RevocationPolicy(mode: options.contains(.requirePositiveResponse) ? .hard : .soft,
+                                methods: methods.isEmpty ? .all : methods, prefersCRL: options.contains(.preferCRL),
+                                scope: scope == .leafOnly ? .leafOnly : .wholeChain,
+                                allowsNetworkFetch: !options.contains(.networkAccessDisabled))
     }
 
     public func evaluate(_ trust: Trust, forHost host: String, using backend: (any TrustBackend)?) throws -> ServerTrustDecision {
         let run = EvaluationRun(trust, host: host, backend: backend, evaluator: evaluatorName)
         try run.requireCertificates()
-        let chain = try run.validate(trust.forServer(host: validateHost ? host : nil))
-        guard let engine = backend ?? TrustBackends.defaultBackend else {
-            throw run.error(.revocationCheckFailed, "no backend to verify CRL signatures with", evaluation: chain.evaluation)
-        }
-        let date = trust.verificationDate ?? Date()
-        let last = scope == .leafOnly ? min(1, chain.count - 1) : chain.count - 1
-        var checked = 0
-        for index in 0 ..< last {
-            let certificate = chain.certificates[index], issuer = chain.certificates[index + 1]
-            let usable = crls.filter { $0.isCurrent(at: date) && $0.isIssued(by: issuer, using: engine) }
-            if let crl = usable.first(where: { $0.lists(certificate) }) {
-                let when = crl.entries.first { $0.serialNumber == certificate.serialNumber }?.revocationDate
-                throw run.error(.revocationCheckFailed,
-                                "certificate at index \(index) (\(certificate.subject), serial \(certificate.serialNumberHex)) is revoked\(when.map { " since \($0)" } ?? "") by a CRL of \(issuer.subject)",
-                                evaluation: chain.evaluation)
+        var checked = trust.forServer(host: validateHost ? host : nil)
+        checked.revocation = policy
+        checked.crls += crls
+        checked.ocspResponses += ocspResponses
+        let evaluation = checked.evaluate(using: backend)
+        guard let chain = evaluation.validatedChain else {
+            let revocation = evaluation.failures.first { $0.code == .revoked || $0.code == .revocationStatusUnknown }
+            if let revocation {
+                throw run.error(.revocationCheckFailed, "\(revocation)", evaluation: evaluation)
             }
-            if usable.isEmpty {
-                guard !requiresCRL else {
-                    let named = crls.filter { $0.issuer.normalized == issuer.subject.normalized }
-                    let why = named.isEmpty ? "no CRL of \(issuer.subject) was given"
-                        : "\(named.count) CRL(s) of \(issuer.subject) given, none current and signed by it"
-                    throw run.error(.revocationCheckFailed, "revocation status of index \(index) (\(certificate.subject)) unknown: \(why)",
-                                    evaluation: chain.evaluation)
-                }
-                continue
-            }
-            checked += 1
+            throw run.error(.defaultEvaluationFailed, "default validation failed: \(evaluation.primaryFailure.map { "\($0)" } ?? "no chain")",
+                            evaluation: evaluation)
         }
-        return run.decision(chain, "validated; \(checked) of \(last) certificate(s) covered by a current CRL, none revoked")
+        let good = evaluation.revocation.filter { $0.status == .good }.count
+        return run.decision(chain, "validated; revocation \(policy): \(good) of \(evaluation.revocation.count) certificate(s) answered good, none revoked")
     }
 
     public func lint() -> [LintWarning] {
@@ -81,10 +108,15 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
 }
 
 extension ServerTrustEvaluating where Self == RevocationTrustEvaluator {
-    /// Validation, then revocation against `crls`. Defaults: every certificate but the anchor,
-    /// a CRL required for each, host validated.
+    /// Validation, then revocation against `crls` only, offline. Defaults: every certificate but
+    /// the anchor, a CRL required for each, host validated.
     public static func revocationChecking(_ crls: [CertificateRevocationList], scope: RevocationTrustEvaluator.Scope = .everyCertificate,
                                           requiresCRL: Bool = true, validateHost: Bool = true) -> RevocationTrustEvaluator {
         RevocationTrustEvaluator(crls: crls, scope: scope, requiresCRL: requiresCRL, validateHost: validateHost)
+    }
+
+    /// Alamofire's `.revocationChecking(options:)`.
+    public static func revocationChecking(options: RevocationTrustEvaluator.Options = .any, validateHost: Bool = true) -> RevocationTrustEvaluator {
+        RevocationTrustEvaluator(options: options, validateHost: validateHost)
     }
 }

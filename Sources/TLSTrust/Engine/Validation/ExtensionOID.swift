@@ -14,6 +14,11 @@ enum ExtensionOID {
     static let inhibitAnyPolicy = "2.5.29.54"
     /// authorityInfoAccess (RFC 5280 §4.2.2.1): read for well-formedness only, so not in ``processed``.
     static let authorityInfoAccess = "1.3.6.1.5.5.7.1.1"
+    /// cRLDistributionPoints (RFC 5280 §4.2.1.13): read for the engine's CRL matching and for
+    /// fetching; not in ``processed`` (it should never be critical, and a critical one is refused).
+    static let crlDistributionPoints = RevocationOID.crlDistributionPoints
+    /// id-pkix-ocsp-nocheck (RFC 6960 §4.2.2.2.1), on delegated OCSP responders.
+    static let ocspNoCheck = RevocationOID.ocspNoCheck
 
     /// Extensions the engine processes, so their criticality does not make a certificate
     /// unusable. The four policy extensions are processed by ``PolicyGraph`` (RFC 5280 §6.1 with

@@ -15,6 +15,8 @@ struct PathBuilder<Backend: TrustBackend> {
     let anchors: AnchorIndex
     let intermediatesBySubject: [NormalizedName: [Certificate]]
     let validator: PathValidator
+    /// Revocation inside path validation, when the request's policy turns it on.
+    let revocation: RevocationChecker<Backend>?
     let maximumPathLength: Int
 
     /// What building found.
@@ -25,6 +27,8 @@ struct PathBuilder<Backend: TrustBackend> {
         var trustedPolicies: ValidatedCertificatePolicies?
         /// The first complete path that failed validation, with its failures.
         var firstRejected: (path: [Certificate], failures: [TrustFailure])?
+        /// What revocation checking found on the trusted path, or else on the first path it rejected.
+        var revocation: [CertificateRevocationStatus] = []
         /// The longest path that could not be extended to an anchor.
         var deepestDeadEnd: [Certificate] = []
         /// Failures met on edges (bad signatures, unverifiable algorithms), by child index, for reporting.
@@ -45,6 +49,8 @@ struct PathBuilder<Backend: TrustBackend> {
             grouping: request.intermediates.filter { $0 != request.leaf && seen.insert($0).inserted },
             by: { $0.subject.normalized })
         self.validator = PathValidator(request: request)
+        self.revocation = request.revocation.policy.isEnabled
+            ? RevocationChecker(inputs: request.revocation, backend: backend, date: request.verificationDate) : nil
         self.maximumPathLength = budget.maximumPathLength
     }
 
@@ -90,7 +96,14 @@ struct PathBuilder<Backend: TrustBackend> {
     }
 
     private func consider(complete path: [Certificate], outcome: inout Outcome, meter: inout BudgetMeter) throws {
-        let (failures, policies) = try validator.validate(path, meter: &meter)
+        var (failures, policies) = try validator.validate(path, meter: &meter)
+        if failures.isEmpty, let revocation {
+            // Only a path that passed every other rule is worth asking about: a revoked or
+            // unanswered certificate then sends the search on to the next candidate path.
+            let (revoked, records) = try revocation.check(path, meter: &meter)
+            failures = revoked
+            if outcome.firstRejected == nil || revoked.isEmpty { outcome.revocation = records }
+        }
         if failures.isEmpty {
             outcome.trusted = path
             outcome.trustedPolicies = policies

@@ -60,6 +60,7 @@ struct ValidationEngine<Backend: TrustBackend> {
         if let path = outcome.trusted {
             var trusted = request.evaluation(chain: path, failures: [], backendName: name)
             trusted.certificatePolicies = outcome.trustedPolicies
+            trusted.revocation = outcome.revocation
             let evaluation = ResultCheck.checked(trusted, for: request)
             return (evaluation, evaluation.isTrusted && outcome.firstRejected == nil && outcome.exhausted == nil)
         }
@@ -96,6 +97,8 @@ struct ValidationEngine<Backend: TrustBackend> {
                 return index < chain.count && !(selfIssued && index == top)
             }
         }
-        return request.evaluation(chain: chain, failures: failures, backendName: name)
+        var evaluation = request.evaluation(chain: chain, failures: failures, backendName: name)
+        if outcome.firstRejected != nil { evaluation.revocation = outcome.revocation }
+        return evaluation
     }
 }

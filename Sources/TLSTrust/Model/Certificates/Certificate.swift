@@ -22,6 +22,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let fields: ParsedCertificate
         /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
         let verificationKeys = Locked<[BackendIdentity: any SignatureVerificationKey]>([:])
+        /// Whether an issuer's key verified this certificate, when it signs OCSP responses as a
+        /// delegated responder (checked once per issuer key and backend).
+        let revocationSignerMemo = SignerMemo()
         init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
             self.der = der
             self.digest = digest
@@ -62,6 +65,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public var derEncoded: [UInt8] { storage.der }
 
     var fields: ParsedCertificate { storage.fields }
+    var revocationSignerMemo: SignerMemo { storage.revocationSignerMemo }
 
     /// X.509 version number as people write it (1, 2 or 3).
     public var version: Int { fields.version }
@@ -115,6 +119,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public var authorityKeyIdentifier: AuthorityKeyIdentifier? { fields.authorityKeyIdentifier }
     /// The parsed nameConstraints extension, if present and well formed.
     public var nameConstraints: NameConstraints? { fields.nameConstraints }
+    /// Its OCSP responders and CRL distribution points, as it names them.
+    public var revocationPointers: RevocationPointers { fields.revocationPointers }
+    /// Whether it carries id-pkix-ocsp-nocheck (a delegated OCSP responder).
+    public var hasOCSPNoCheck: Bool { fields.hasOCSPNoCheck }
     /// Whether an extension with this OID is present and marked critical (nil when absent).
     public func isCritical(_ oid: String) -> Bool? { fields.extensions.first { $0.oid == oid }?.critical }
 

@@ -37,6 +37,11 @@ struct ParsedCertificate: Sendable {
     var nameConstraintsProblem: String?
     /// certificatePolicies, policyMappings, policyConstraints, inhibitAnyPolicy (``PolicyGraph``).
     var policyExtensions = CertificatePolicyExtensions()
+    /// OCSP responders and CRL distribution points (``RevocationPointers``).
+    var revocationPointers = RevocationPointers()
+    /// Whether the certificate carries id-pkix-ocsp-nocheck (a delegated OCSP responder's own
+    /// status is not checked, RFC 6960 §4.2.2.2.1).
+    var hasOCSPNoCheck = false
 
     init(_ der: [UInt8]) throws {
         var outer = DERReader(der)
@@ -141,15 +146,12 @@ struct ParsedCertificate: Sendable {
             case ExtensionOID.authorityKeyIdentifier:
                 authorityKeyIdentifier = try AuthorityKeyIdentifier.parse(der, try v.read(DERTag.sequence, "AuthorityKeyIdentifier"))
             case ExtensionOID.authorityInfoAccess:
-                // AuthorityInfoAccessSyntax: SEQUENCE SIZE (1..MAX) OF SEQUENCE { OID, GeneralName }.
-                var aia = DERReader(der, contentsOf: try v.read(DERTag.sequence, "AuthorityInfoAccessSyntax"))
-                guard !aia.isAtEnd else { throw DERError(description: "empty authorityInfoAccess") }
-                while !aia.isAtEnd {
-                    var d = DERReader(der, contentsOf: try aia.read(DERTag.sequence, "AccessDescription"))
-                    _ = try d.read(DERTag.objectIdentifier, "accessMethod").objectIdentifier(in: der)
-                    _ = try GeneralName.parse(der, try d.readAny())
-                    guard d.isAtEnd else { throw DERError(description: "trailing data in AccessDescription") }
-                }
+                try revocationPointers.parseAuthorityInfoAccess(der, try v.read(DERTag.sequence, "AuthorityInfoAccessSyntax"))
+            case ExtensionOID.ocspNoCheck:
+                _ = try v.read(DERTag.null, "OCSP nocheck NULL")
+                hasOCSPNoCheck = true
+            case ExtensionOID.crlDistributionPoints:
+                try revocationPointers.parseCRLDistributionPoints(der, try v.read(DERTag.sequence, "CRLDistributionPoints"))
             default:
                 continue
             }

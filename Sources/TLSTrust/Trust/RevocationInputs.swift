@@ -1,0 +1,71 @@
+import Foundation
+
+/// What an evaluation knows about revocation before it starts: the policy and every answer the
+/// app or the handshake supplied, with the fetcher to use when the policy allows the network.
+public struct RevocationInputs: Sendable {
+    public var policy: RevocationPolicy
+    /// CRLs supplied by the app.
+    public var crls: [CertificateRevocationList]
+    /// DER OCSPResponses supplied by the app.
+    public var ocspResponses: [[UInt8]]
+    /// DER OCSPResponses stapled by the server.
+    public var stapledOCSPResponses: [[UInt8]]
+    /// Who fetches when ``RevocationPolicy/allowsNetworkFetch`` is set; nil: nothing is fetched.
+    public var fetcher: (any RevocationFetching)?
+
+    public init(policy: RevocationPolicy, crls: [CertificateRevocationList] = [], ocspResponses: [[UInt8]] = [],
+                stapledOCSPResponses: [[UInt8]] = [], fetcher: (any RevocationFetching)? = nil) {
+        self.policy = policy
+        self.crls = crls
+        self.ocspResponses = ocspResponses
+        self.stapledOCSPResponses = stapledOCSPResponses
+        self.fetcher = fetcher
+    }
+
+    /// Revocation off, nothing supplied.
+    public static let none = RevocationInputs(policy: .off)
+}
+
+/// What the engine found out about one certificate's revocation status.
+public struct CertificateRevocationStatus: Sendable, Hashable, CustomStringConvertible {
+    /// The verdict for the certificate.
+    public enum Status: String, Sendable, Hashable {
+        /// A usable answer says it is not revoked.
+        case good
+        /// A usable answer says it is revoked (certificateHold included).
+        case revoked
+        /// No usable answer: judged without one under soft-fail, refused under hard-fail.
+        case unknown
+    }
+
+    /// Where the deciding answer came from.
+    public enum Source: String, Sendable, Hashable {
+        /// A CRL the app supplied.
+        case crl
+        /// An OCSP response the app supplied.
+        case ocspResponse = "ocsp-response"
+        /// An OCSP response the server stapled.
+        case stapledOCSPResponse = "stapled-ocsp-response"
+        /// Fetched from the certificate's OCSP responder during this evaluation.
+        case fetchedOCSPResponse = "fetched-ocsp-response"
+        /// Fetched from a CRL distribution point during this evaluation.
+        case fetchedCRL = "fetched-crl"
+        /// Fetched earlier and still current (the revocation cache).
+        case cachedOCSPResponse = "cached-ocsp-response"
+        case cachedCRL = "cached-crl"
+    }
+
+    /// The certificate's index in the evaluated path (0 = leaf).
+    public let certificateIndex: Int
+    public let status: Status
+    /// The answer that decided, nil when none did.
+    public let source: Source?
+    public let revocationDate: Date?
+    public let reason: RevocationReason?
+    /// What was found, including why answers were not usable.
+    public let detail: String
+
+    public var description: String {
+        "depth \(certificateIndex): \(status.rawValue)\(source.map { " (\($0.rawValue))" } ?? ""): \(detail)"
+    }
+}
