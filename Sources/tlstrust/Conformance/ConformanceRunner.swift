@@ -97,6 +97,10 @@ struct ConformanceRunner {
                           anchors: .only(testcase.anchors))
         trust.verificationDate = testcase.verificationDate
         trust.engine = verifier.engine
+        if !testcase.crls.isEmpty {
+            trust.crls = testcase.crls
+            trust.revocation = .hard
+        }
 
         let clock = ContinuousClock()
         var evaluation: TrustEvaluation?

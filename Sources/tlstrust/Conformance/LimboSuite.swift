@@ -128,6 +128,10 @@ struct ConformanceCase: Sendable {
     /// Every policy but the profile, which each run adds.
     let policies: [TrustPolicy]
     let verificationDate: Date?
+    /// The case's CRLs. A case that gives CRLs is run with hard-fail revocation over them and
+    /// nothing else (`--crl FILE --revocation hard`): every certificate but the anchor needs a usable
+    /// CRL that does not list it — limbo's meaning of "check revocation with these CRLs".
+    let crls: [CertificateRevocationList]
 
     init(_ testcase: LimboTestcase) {
         id = testcase.id
@@ -157,7 +161,9 @@ struct ConformanceCase: Sendable {
         var reason: String?
         var policies: [TrustPolicy] = [.basicX509]
         var date: Date?
+        var crls: [CertificateRevocationList] = []
         do {
+            crls = try (testcase.crls ?? []).flatMap { try CertificateRevocationList.crls(pemOrDER: Array($0.utf8)) }
             (policies, date) = try Self.translate(testcase)
         } catch let error as NotExpressible {
             reason = error.reason
@@ -165,6 +171,7 @@ struct ConformanceCase: Sendable {
             reason = "\(error)"
         }
         self.policies = policies
+        self.crls = crls
         verificationDate = date
         notRunReason = reason
     }
@@ -179,8 +186,8 @@ struct ConformanceCase: Sendable {
     ///
     /// - Throws: ``NotExpressible`` when the case asks for something the contract cannot say.
     static func translate(_ testcase: LimboTestcase) throws -> ([TrustPolicy], Date?) {
-        if testcase.features?.contains("has-crl") == true || !(testcase.crls ?? []).isEmpty {
-            throw NotExpressible("CRLs not supported yet")
+        if testcase.features?.contains("has-crl") == true && (testcase.crls ?? []).isEmpty {
+            throw NotExpressible("the case has the has-crl feature but gives no CRL")
         }
         if let algorithms = testcase.signatureAlgorithms, !algorithms.isEmpty {
             throw NotExpressible("a required signature-algorithm set is not expressible")
