@@ -90,6 +90,10 @@ struct InspectCommand: ParsableCommand {
         for (i, certificate) in evaluation.chain.enumerated() {
             print("  \(i): \(certificate.subject)  \(certificate.publicKey.pin)".terminalSafe)
         }
+        if !evaluation.revocation.isEmpty {
+            print("revocation (\(trust.revocation)):")
+            for status in evaluation.revocation { print("  \(status)".terminalSafe) }
+        }
     }
 
     static func summary(_ c: Certificate) -> String {
@@ -120,6 +124,11 @@ struct InspectCommand: ParsableCommand {
         if let eku = c.extendedKeyUsage { lines.append(("Extended key usage", eku.map(Self.ekuName).joined(separator: ", "))) }
         if c.hasNameConstraints { lines.append(("Name constraints", "present")) }
         if c.isSelfIssued { lines.append(("Self-issued", "yes")) }
+        let pointers = c.revocationPointers
+        if !pointers.ocspResponders.isEmpty { lines.append(("OCSP", pointers.ocspResponders.joined(separator: ", "))) }
+        let crlURLs = pointers.crlDistributionPoints.flatMap(\.fullName).map(\.description)
+        if !crlURLs.isEmpty { lines.append(("CRL", crlURLs.joined(separator: ", "))) }
+        if c.hasOCSPNoCheck { lines.append(("OCSP nocheck", "yes (a delegated OCSP responder)")) }
         for warning in c.lint() { lines.append(("Warning", "\(warning.code): \(warning.message)")) }
         let width = lines.map(\.0.count).max() ?? 0
         // Every value may come from the certificate: escaped, so that it cannot act on the terminal.
