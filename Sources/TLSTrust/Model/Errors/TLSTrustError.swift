@@ -11,6 +11,7 @@ public struct TLSTrustError: Error, Sendable, Hashable, CustomStringConvertible 
             case malformedCertificate, malformedPEM, noCertificate, malformedKey, unreadableFile
             case unknownBackend, noBackend, unsupported, invalidArgument, backendFailure
             case wrongPassword, malformedPKCS12, noPrivateKey, keyMismatch, limitExceeded
+            case networkFailure
         }
         let value: Value
         init(_ value: Value) { self.value = value }
@@ -46,6 +47,9 @@ public struct TLSTrustError: Error, Sendable, Hashable, CustomStringConvertible 
         /// The input asks for more work than TLSTrust allows, such as a PKCS#12 file whose key
         /// derivation names more than ``KeyDerivationBudget/maximumIterations`` iterations.
         public static let limitExceeded = Code(.limitExceeded)
+        /// A server could not be reached, closed the connection early, or answered with an error
+        /// status (a revocation fetch: ``HTTPRevocationFetcher``).
+        public static let networkFailure = Code(.networkFailure)
 
         public var description: String { value.rawValue }
     }
