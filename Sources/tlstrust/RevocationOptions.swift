@@ -54,7 +54,7 @@ struct RevocationOptions: ParsableArguments {
             }
             trust.ocspResponses.append(bytes)
         }
-        // MERGE-PENDING: if allowFetch { trust.revocationFetcher = HTTPRevocationFetcher() }
+        if allowFetch { trust.revocationFetcher = HTTPRevocationFetcher() }
     }
 }
 

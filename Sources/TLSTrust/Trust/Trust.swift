@@ -37,7 +37,7 @@ public struct Trust: Sendable {
     /// the library tells them apart. Set by ``TLSHandshakeContext``.
     public var stapledOCSPResponses: [[UInt8]] = []
     /// Who fetches when ``RevocationPolicy/allowsNetworkFetch`` is set; nil uses the built-in
-    /// HTTP fetcher.
+    /// ``HTTPRevocationFetcher`` with its default limits.
     public var revocationFetcher: (any RevocationFetching)?
 
     /// - Parameters:
@@ -161,7 +161,7 @@ public struct Trust: Sendable {
             requiredKeyUsage: identityAndPolicies.keyUsage,
             revocation: RevocationInputs(policy: revocation, crls: crls, ocspResponses: ocspResponses,
                                          stapledOCSPResponses: stapledOCSPResponses,
-                                         fetcher: revocation.allowsNetworkFetch ? revocationFetcher : nil)
+                                         fetcher: revocation.allowsNetworkFetch ? (revocationFetcher ?? HTTPRevocationFetcher()) : nil)
         )
     }
 
