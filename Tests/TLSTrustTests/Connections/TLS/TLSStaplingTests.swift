@@ -131,15 +131,21 @@ struct TLSStaplingTests {
         return (connection, reply, recorder)
     }
 
+    /// Whether `actual` holds exactly `expected`, with a short account of both (a failed
+    /// comparison of whole DER responses would print every byte).
+    static func same(_ actual: [[UInt8]]?, _ expected: [[UInt8]]) -> (Bool, Comment) {
+        let describe: ([[UInt8]]?) -> String = { $0.map { "\($0.count) response(s) of \($0.map(\.count)) byte(s)" } ?? "no Trust" }
+        return (actual == expected, "got \(describe(actual)), expected \(describe(expected))")
+    }
+
     /// What every stapling test checks: the context and the challenge's `Trust` hold `expected`.
     static func expectStapled(_ expected: [[UInt8]], _ connection: TLSConnection, _ recorder: TrustRecorder, _ what: String,
                               sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(connection.context.stapledOCSPResponses == expected,
-                "\(what): the context holds \(connection.context.stapledOCSPResponses.map(\.count)) byte(s), expected \(expected.map(\.count))",
-                sourceLocation: sourceLocation)
+        let (inContext, contextComment) = same(connection.context.stapledOCSPResponses, expected)
+        #expect(inContext, "\(what): the context: \(contextComment)", sourceLocation: sourceLocation)
         #expect(recorder.serverTrusts.count == 1, "\(what): one server-trust challenge", sourceLocation: sourceLocation)
-        #expect(recorder.serverTrusts.first?.stapledOCSPResponses == expected,
-                "\(what): the challenge's Trust holds the stapled bytes", sourceLocation: sourceLocation)
+        let (inTrust, trustComment) = same(recorder.serverTrusts.first?.stapledOCSPResponses, expected)
+        #expect(inTrust, "\(what): the challenge's Trust: \(trustComment)", sourceLocation: sourceLocation)
         #expect(connection.context.evaluation?.isTrusted == true, "\(what): default handling trusted the chain", sourceLocation: sourceLocation)
     }
 
@@ -167,8 +173,10 @@ struct TLSStaplingTests {
                 var revocationOn = Self.client(pki, version: version, requests: false)
                 revocationOn.revocation = .soft
                 let (viaRevocation, _, revocationRecorder) = try await Self.get(backend, port: peer.port, revocationOn)
-                #expect(viaRevocation.context.stapledOCSPResponses == [response], "\(what), revocation on")
-                #expect(revocationRecorder.serverTrusts.first?.stapledOCSPResponses == [response], "\(what), revocation on")
+                let (inContext, contextComment) = Self.same(viaRevocation.context.stapledOCSPResponses, [response])
+                #expect(inContext, "\(what), revocation on: \(contextComment)")
+                let (inTrust, trustComment) = Self.same(revocationRecorder.serverTrusts.first?.stapledOCSPResponses, [response])
+                #expect(inTrust, "\(what), revocation on: \(trustComment)")
                 #expect(revocationRecorder.serverTrusts.first?.revocation == .soft, "\(what), revocation on")
 
                 // Not asked: nothing reaches the decision, on every backend alike (GnuTLS 3.7 sends
@@ -244,7 +252,8 @@ struct TLSStaplingTests {
                 // GnuTLS under TLS 1.3 chooses the certificate before it has the server's
                 // (the CertificateRequest comes first) and sends it only after accepting it.
                 TLSBackendTests.expectServerTrustAndClientCertificate(version == .tls13 ? name : "\(name), TLS 1.2", recorder.methods)
-                #expect(recorder.serverTrusts.first?.stapledOCSPResponses == [response], "\(what)")
+                let (stapled, comment) = Self.same(recorder.serverTrusts.first?.stapledOCSPResponses, [response])
+                #expect(stapled, "\(what): \(comment)")
                 #expect(connection.context.sentIdentity != nil, "\(what)")
 
                 // The same server, judged untrustworthy (another CA): refused in the handshake, the
@@ -262,7 +271,8 @@ struct TLSStaplingTests {
                 } else {
                     #expect(refusingRecorder.methods == [.serverTrust], "\(what): \(refusingRecorder.methods)")
                 }
-                #expect(refusingRecorder.serverTrusts.first?.stapledOCSPResponses == [response], "\(what): the refused Trust saw the staple")
+                let (refusedStapled, refusedComment) = Self.same(refusingRecorder.serverTrusts.first?.stapledOCSPResponses, [response])
+                #expect(refusedStapled, "\(what): the refused Trust saw the staple: \(refusedComment)")
             }
         }
     }
