@@ -359,6 +359,43 @@ struct TLSStaplingTests {
         #expect(TLSMatrixTests.tlsError(rs) != nil, "the server's handshake fails too")
     }
 
+    /// Without a CertificateRequest, an OpenSSL client under TLS 1.2 decides in its status
+    /// callback (ServerHelloDone): the refusal must still end the handshake there, with TLSTrust's
+    /// reason, the staple in view, and the server never reaching application data.
+    @Test("A refused server is refused inside the handshake, with its staple in the refused Trust, on each version",
+          arguments: inProcessPairs)
+    func inProcessRefusalWithStaple(clientName: String, serverName: String) async throws {
+        let client = try TLSMatrixTests.backend(clientName), server = try TLSMatrixTests.backend(serverName)
+        let pki = try await Self.pki()
+        let stranger = try await Self.pki()
+        let staple = Array("stapled by a server about to be refused".utf8)
+        for version in TLSVersion.allCases {
+            var serverConfiguration = try TLSMatrixTests.setup(pki, server: server)
+            serverConfiguration.minimumVersion = version
+            serverConfiguration.maximumVersion = version
+            serverConfiguration.stapledOCSPResponse = staple
+            var configuration = Self.client(stranger, version: version)
+            let recorder = TrustRecorder()
+            configuration.challengeHandler = recorder
+            let (c, s) = await TLSMatrixTests.handshake(client: client, clientConfiguration: configuration,
+                                                        server: server, serverConfiguration: serverConfiguration, host: Self.host)
+            let what = "\(clientName)→\(serverName) \(version)"
+            let error = try #require(TLSMatrixTests.tlsError(c), "\(what): the client must refuse")
+            #expect(error.code == .peerTrustRefused, "\(what): \(error)")
+            #expect(error.underlying is TrustEvaluationError, "\(what): TLSTrustError's reason wins: \(error)")
+            #expect(recorder.methods == [.serverTrust], "\(what)")
+            #expect(recorder.serverTrusts.first?.stapledOCSPResponses == [staple], "\(what)")
+            let serverError = TLSMatrixTests.tlsError(s)
+            #expect(serverError != nil, "\(what): the server's handshake must fail too, not reach data: \(s)")
+            if clientName == "openssl" && version == .tls12 {
+                // The alert OpenSSL sends when its status callback refuses (docs/tls.md): seen as
+                // "bad certificate status response" by OpenSSL, as alert 113 by GnuTLS.
+                let text = "\(serverError.map { "\($0)" } ?? "")"
+                #expect(text.contains("bad certificate status response") || text.contains("113"), "\(what): \(text)")
+            }
+        }
+    }
+
     // MARK: Backends without stapling
 
     @Test("The capability is stated per backend: OpenSSL and GnuTLS staple, mbedTLS 2.28 does not")
