@@ -13,6 +13,10 @@
 /// is a global function pointer that applications may replace, so call through it.
 static inline void CGnuTLS_free(void *p) { gnutls_free(p); }
 
+/// Allocates memory GnuTLS will free (a stapled OCSP response handed to it from a callback).
+/// `gnutls_malloc` is a global function pointer, like `gnutls_free`.
+static inline void *CGnuTLS_malloc(size_t size) { return gnutls_malloc(size); }
+
 /// `GNUTLS_PROFILE_TO_VFLAGS(profile)`: the verification-flag bits selecting a security profile.
 static inline unsigned int CGnuTLS_profile_to_vflags(gnutls_certificate_verification_profiles_t profile) {
     return GNUTLS_PROFILE_TO_VFLAGS(profile);

@@ -2,6 +2,7 @@
 #define COPENSSL_SHIM_H
 // Headers of OpenSSL 3 that TLSTrust uses, plus small inline helpers for what the Clang importer
 // cannot import (function-like macros such as sk_X509_num). Each helper is prefixed `COpenSSL_`.
+#include <string.h>
 #include <openssl/opensslv.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -44,5 +45,30 @@ static inline uint64_t COpenSSL_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_
 static inline uint64_t COpenSSL_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline int COpenSSL_sk_X509_NAME_num(const STACK_OF(X509_NAME) *sk) { return sk_X509_NAME_num(sk); }
 static inline X509_NAME *COpenSSL_sk_X509_NAME_value(const STACK_OF(X509_NAME) *sk, int i) { return sk_X509_NAME_value(sk, i); }
+
+// MARK: OCSP stapling (status_request): macros over SSL_ctrl / SSL_CTX_callback_ctrl.
+/// A client asks for a stapled OCSP response.
+static inline int COpenSSL_SSL_request_ocsp_stapling(SSL *ssl) { return (int)SSL_set_tlsext_status_type(ssl, TLSEXT_STATUSTYPE_ocsp); }
+/// The status callback: on a client it runs once the server's stapled response is known (or known
+/// to be absent); on a server it chooses the response to staple.
+static inline long COpenSSL_SSL_CTX_set_tlsext_status_cb(SSL_CTX *ctx, int (*cb)(SSL *, void *)) { return SSL_CTX_set_tlsext_status_cb(ctx, cb); }
+/// The response the server stapled, as OpenSSL keeps it: its length (-1 when none), `*resp` pointing
+/// into the SSL's own buffer.
+static inline long COpenSSL_SSL_get_tlsext_status_ocsp_resp(SSL *ssl, const unsigned char **resp) {
+    unsigned char *p = NULL;
+    long length = SSL_get_tlsext_status_ocsp_resp(ssl, &p);
+    *resp = p;
+    return length;
+}
+/// A server staples a copy of `resp` (the SSL takes ownership of an OPENSSL_malloc'd buffer, so
+/// the copy is made here); 1 on success.
+static inline int COpenSSL_SSL_staple_ocsp_resp_copy(SSL *ssl, const unsigned char *resp, size_t length) {
+    if (length == 0 || length > 0x7fffffff) return 0;
+    unsigned char *copy = OPENSSL_malloc(length);
+    if (copy == NULL) return 0;
+    memcpy(copy, resp, length);
+    if (SSL_set_tlsext_status_ocsp_resp(ssl, copy, (long)length) != 1) { OPENSSL_free(copy); return 0; }
+    return 1;
+}
 
 #endif

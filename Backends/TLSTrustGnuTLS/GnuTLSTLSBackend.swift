@@ -20,6 +20,11 @@ extension GnuTLSTrustBackend: TLSBackend {
     /// CertificateRequest's CA names, under TLS 1.2 and TLS 1.3.
     public var reportsAcceptableCANames: Bool { true }
 
+    /// True: the server's stapled responses reach the trust decision under TLS 1.2 and 1.3 (the
+    /// verify function runs after they arrive), and a server staples
+    /// ``TLSServerConfiguration/stapledOCSPResponse``.
+    public var supportsOCSPStapling: Bool { true }
+
     public func makeClientSession(configuration: TLSClientConfiguration, context: TLSHandshakeContext,
                                   transport: any TLSTransport) throws -> any TLSSession {
         let versions = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)

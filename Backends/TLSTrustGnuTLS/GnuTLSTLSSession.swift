@@ -15,6 +15,20 @@ import TLSTrust
 /// A refusal fails the handshake with `GNUTLS_E_CERTIFICATE_ERROR` before GnuTLS processes another
 /// message, and a fatal `bad_certificate` alert is sent.
 ///
+/// OCSP stapling: GnuTLS 3.7 clients send status_request whatever the application says (3.7 has
+/// no flag to stop it; `gnutls_ocsp_status_request_enable_client` is called anyway when the
+/// configuration asks, to say what is meant). The responses the server stapled are handed to the
+/// context only when the configuration asks (``TLSClientConfiguration/asksForStapledOCSPResponse``),
+/// so that what the app sees is the same on every backend. GnuTLS runs the verify function after
+/// the stapled response has arrived on both versions — under TLS 1.2 after the CertificateStatus
+/// message (its handshake state machine receives Certificate, then CertificateStatus, then runs
+/// the verify function, then reads ServerKeyExchange), under TLS 1.3 after CertificateVerify,
+/// the responses having come in the certificate entries — so the one decision sees them, with no
+/// reordering. GnuTLS keeps the raw bytes without judging them (`gnutls_ocsp_status_request_get2`).
+/// A server with ``TLSServerConfiguration/stapledOCSPResponse`` staples it from a status function
+/// (`gnutls_certificate_set_ocsp_status_request_function`), which hands GnuTLS the bytes as given,
+/// unchecked, as the OpenSSL server does.
+///
 /// Every C object this makes (session, credentials, certificate list) is freed in ``shutdown()``
 /// or, failing that, in `deinit`.
 final class GnuTLSTLSSession: TLSSession {
@@ -30,6 +44,10 @@ final class GnuTLSTLSSession: TLSSession {
     /// The identity whose key GnuTLS borrows for this session (keeps the `gnutls_privkey_t` alive).
     private var borrowedIdentity: ClientIdentity?
     private let clientAuthentication: TLSClientAuthentication
+    /// A client hands the server's stapled OCSP responses to the trust decision.
+    private var asksForStapledOCSPResponse = false
+    /// The DER OCSP response a server staples when a client asks.
+    private var stapledOCSPResponse: [UInt8]?
 
     /// The error a transport call threw inside a push/pull function, rethrown by the Swift call.
     var transportError: TLSError?
@@ -72,6 +90,11 @@ final class GnuTLSTLSSession: TLSSession {
             guard status >= 0 else { throw setupError("gnutls_server_name_set(\(name))", status) }
         }
         try setApplicationProtocols(configuration.applicationProtocols, serverPrecedence: false)
+        if configuration.asksForStapledOCSPResponse {
+            asksForStapledOCSPResponse = true
+            let status = gnutls_ocsp_status_request_enable_client(handle, nil, 0, nil)
+            guard status >= 0 else { throw setupError("gnutls_ocsp_status_request_enable_client", status) }
+        }
         gnutls_session_set_verify_function(handle) { GnuTLSTLSSession.verifyPeerCallback($0) }
     }
 
@@ -86,6 +109,15 @@ final class GnuTLSTLSSession: TLSSession {
         let key = try Self.key(of: configuration.identity)
         try makeCredentials()
         try setServerIdentity(configuration.identity, key: key)
+        if let response = configuration.stapledOCSPResponse {
+            guard !response.isEmpty, response.count <= Int(UInt32.max) else {
+                throw TLSError(.invalidConfiguration, "the OCSP response to staple is empty or too long")
+            }
+            stapledOCSPResponse = response
+            gnutls_certificate_set_ocsp_status_request_function(credentials, { session, _, response in
+                GnuTLSTLSSession.stapleCallback(session, response)
+            }, nil)
+        }
         if clientAuthentication != .none {
             // The anchors' subjects go into the CertificateRequest as the acceptable CA names. The
             // trust list is used for nothing else: GnuTLS is never asked to verify with it.
@@ -313,9 +345,39 @@ final class GnuTLSTLSSession: TLSSession {
         // A client that sends no certificate to a server that only asks for one is accepted
         // without a trust decision; every other case is the core's to decide.
         if role == .server && chain.isEmpty && clientAuthentication == .optional { return true }
-        let accepted = context.verifyPeer(presentedChain: chain, protocolVersion: currentVersion(session))
+        let accepted = context.verifyPeer(presentedChain: chain, protocolVersion: currentVersion(session),
+                                          stapledOCSPResponses: stapledOCSPResponses(session, chainLength: chain.count))
         if !accepted { localAbort = .trustRefused }
         return accepted
+    }
+
+    /// The OCSP responses the server stapled, in the order of the certificates they came with
+    /// (the leaf's first; a TLS 1.3 server may staple one per certificate, a TLS 1.2 server only
+    /// the leaf's). Certificates without one are skipped. Empty on a server, and when the
+    /// configuration did not ask.
+    private func stapledOCSPResponses(_ session: gnutls_session_t, chainLength: Int) -> [[UInt8]] {
+        guard role == .client, asksForStapledOCSPResponse else { return [] }
+        var responses: [[UInt8]] = []
+        for index in 0..<max(chainLength, 1) {
+            var datum = gnutls_datum_t(data: nil, size: 0)
+            // GnuTLS keeps the datum (no copy, nothing to free); it is copied out here.
+            guard gnutls_ocsp_status_request_get2(session, UInt32(index), &datum) >= 0,
+                  let data = datum.data, datum.size > 0 else { continue }
+            responses.append(Array(UnsafeBufferPointer(start: data, count: Int(datum.size))))
+        }
+        return responses
+    }
+
+    /// A server's status function, run when a client asked for stapling: hands GnuTLS a copy of
+    /// the configured response in memory of its own allocator (it frees it after sending).
+    static func stapleCallback(_ session: gnutls_session_t?, _ response: UnsafeMutablePointer<gnutls_datum_t>?) -> Int32 {
+        guard let session, let response, let pointer = gnutls_session_get_ptr(session) else { return GNUTLS_E_INTERNAL_ERROR }
+        let owner = Unmanaged<GnuTLSTLSSession>.fromOpaque(pointer).takeUnretainedValue()
+        guard let bytes = owner.stapledOCSPResponse else { return GNUTLS_E_NO_CERTIFICATE_STATUS }
+        guard let copy = CGnuTLS_malloc(bytes.count)?.assumingMemoryBound(to: UInt8.self) else { return GNUTLS_E_MEMORY_ERROR }
+        copy.initialize(from: bytes, count: bytes.count)
+        response.pointee = gnutls_datum_t(data: copy, size: UInt32(bytes.count))
+        return 0
     }
 
     private func currentVersion(_ session: gnutls_session_t) -> TLSVersion? {

@@ -14,15 +14,29 @@ extension MbedTLSTrustBackend: TLSBackend {
     /// names from there.
     public var reportsAcceptableCANames: Bool { true }
 
+    /// False: mbedTLS 2.28 implements no status_request extension, on either side (no API to send
+    /// it, none to read a CertificateStatus message — it would reject one as unexpected — and none
+    /// to staple). A client that asks explicitly (``TLSClientConfiguration/requestsOCSPStapling``)
+    /// is refused at session creation; one with only revocation on connects without asking, and
+    /// the engine decides without a stapled answer.
+    public var supportsOCSPStapling: Bool { false }
+
     public func makeClientSession(configuration: TLSClientConfiguration, context: TLSHandshakeContext,
                                   transport: any TLSTransport) throws -> any TLSSession {
         _ = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
+        if configuration.requestsOCSPStapling {
+            // An explicit request dropped silently would look like a server that staples nothing.
+            throw TLSError(.unsupported, "\(libraryVersion) cannot request OCSP stapling (status_request): it has no client-side stapling; leave requestsOCSPStapling off (with revocation on, the engine then judges without a stapled response)")
+        }
         return try MbedTLSTLSSession.client(configuration: configuration, context: context, transport: transport)
     }
 
     public func makeServerSession(configuration: TLSServerConfiguration, context: TLSHandshakeContext,
                                   transport: any TLSTransport) throws -> any TLSSession {
         _ = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
+        if configuration.stapledOCSPResponse != nil {
+            throw TLSError(.unsupported, "\(libraryVersion) cannot staple an OCSP response (status_request): it has no server-side stapling")
+        }
         return try MbedTLSTLSSession.server(configuration: configuration, context: context, transport: transport)
     }
 }

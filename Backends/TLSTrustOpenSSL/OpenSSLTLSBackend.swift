@@ -11,6 +11,12 @@ extension OpenSSLTrustBackend: TLSBackend {
     /// client certificate is chosen, in TLS 1.2 and 1.3.
     public var reportsAcceptableCANames: Bool { true }
 
+    /// True: a client asks with status_request and the leaf's stapled response reaches the trust
+    /// decision under TLS 1.2 (CertificateStatus) and 1.3 (the leaf's certificate entry); a server
+    /// staples ``TLSServerConfiguration/stapledOCSPResponse``. OpenSSL keeps only the leaf's
+    /// response, so a client sees at most one.
+    public var supportsOCSPStapling: Bool { true }
+
     public func makeClientSession(configuration: TLSClientConfiguration, context: TLSHandshakeContext,
                                   transport: any TLSTransport) throws -> any TLSSession {
         let versions = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)

@@ -16,6 +16,21 @@ import Musl
 ///   turns into a fatal `bad_certificate` alert before it goes on with the handshake.
 /// - Client certificates: `SSL_CTX_set_cert_cb` runs when the server's CertificateRequest is
 ///   answered; it asks `context.clientIdentity` with the names of `SSL_get0_peer_CA_list`.
+/// - OCSP stapling: a client that asks (`asksForStapledOCSPResponse`) sends status_request
+///   (`SSL_set_tlsext_status_type`) and installs a status callback. The stapled response must
+///   reach the decision, and OpenSSL's order differs by version (seen with OpenSSL 3.0):
+///   under TLS 1.3 the response rides in the leaf's certificate entry, so it is known when the
+///   verify callback runs, and the decision is made there as always. Under TLS 1.2 the
+///   CertificateStatus message follows Certificate, so the verify callback runs before it has
+///   arrived: it holds the chain instead (`pendingChain`) and accepts provisionally, and the
+///   decision is made by whichever runs first of the client-certificate callback (at
+///   CertificateRequest, which follows CertificateStatus) and the status callback (at
+///   ServerHelloDone). Both run before the client sends its second flight, and a refusal in
+///   either ends the handshake with a fatal alert (`internal_error` from the certificate callback,
+///   `bad_certificate_status_response` from the status callback), so nothing more is sent to
+///   a refused server. Every path that could leave a decision pending fails closed.
+/// - A server with ``TLSServerConfiguration/stapledOCSPResponse`` staples a copy of it from its
+///   status callback whenever a client asks.
 /// - No resumption: no session cache, no tickets, so every handshake is judged afresh.
 final class OpenSSLTLSSession: TLSSession {
     private var ssl: OpaquePointer?
@@ -49,9 +64,18 @@ final class OpenSSLTLSSession: TLSSession {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         SSL_CTX_set_cert_verify_callback(ctx, OpenSSLTLSCallbacks.verifyPeer, nil)
         SSL_CTX_set_cert_cb(ctx, OpenSSLTLSCallbacks.chooseClientCertificate, nil)
+        if configuration.asksForStapledOCSPResponse {
+            state.asksForStapledOCSPResponse = true
+            _ = COpenSSL_SSL_CTX_set_tlsext_status_cb(ctx, OpenSSLTLSCallbacks.clientStatus)
+        }
 
         let ssl = try makeSSL(ctx)
         SSL_set_connect_state(ssl)
+        if configuration.asksForStapledOCSPResponse {
+            guard COpenSSL_SSL_request_ocsp_stapling(ssl) == 1 else {
+                throw TLSError(.handshakeFailed, "OpenSSL cannot request OCSP stapling: \(OpenSSLLibrary.drainErrors())")
+            }
+        }
         if let name = ServerNameIndication.hostName(configured: configuration.serverName, host: host) {
             guard COpenSSL_SSL_set_tlsext_host_name(ssl, name) == 1 else {
                 throw TLSError(.invalidConfiguration, "OpenSSL refuses \(name) as a server name (SNI): \(OpenSSLLibrary.drainErrors())")
@@ -96,6 +120,13 @@ final class OpenSSLTLSSession: TLSSession {
         }
         if !state.serverALPN.isEmpty {
             SSL_CTX_set_alpn_select_cb(ctx, OpenSSLTLSCallbacks.selectApplicationProtocol, nil)
+        }
+        if let response = configuration.stapledOCSPResponse {
+            guard !response.isEmpty else {
+                throw TLSError(.invalidConfiguration, "the OCSP response to staple is empty")
+            }
+            state.stapledOCSPResponse = response
+            _ = COpenSSL_SSL_CTX_set_tlsext_status_cb(ctx, OpenSSLTLSCallbacks.serverStatus)
         }
         let ssl = try makeSSL(ctx)
         SSL_set_accept_state(ssl)
@@ -156,8 +187,10 @@ final class OpenSSLTLSSession: TLSSession {
             // Fail closed: a handshake that ended without the trust callback (no certificate
             // exchanged) still gets the trust decision, before any data moves.
             if state.peerVerified == nil {
-                state.peerVerified = state.context.verifyPeer(presentedChain: peerChainAfterHandshake(ssl),
-                                                              protocolVersion: Self.version(of: ssl))
+                let chain = state.pendingChain ?? peerChainAfterHandshake(ssl)
+                state.pendingChain = nil
+                state.peerVerified = state.context.verifyPeer(presentedChain: chain, protocolVersion: Self.version(of: ssl),
+                                                              stapledOCSPResponses: Self.stapledOCSPResponses(ssl, state))
             }
             if state.peerVerified != true {
                 failed = true
@@ -306,7 +339,23 @@ final class OpenSSLTLSSession: TLSSession {
 
     // MARK: Helpers
 
+    /// The OCSP response the server stapled for its leaf, copied out of the SSL; empty when the
+    /// client did not ask or none arrived. OpenSSL keeps the leaf's alone (under TLS 1.3 it
+    /// ignores responses stapled for other certificates of the chain), so this holds at most one.
+    static func stapledOCSPResponses(_ ssl: OpaquePointer, _ state: OpenSSLConnectionState) -> [[UInt8]] {
+        guard state.asksForStapledOCSPResponse else { return [] }
+        var bytes: UnsafePointer<UInt8>?
+        let length = COpenSSL_SSL_get_tlsext_status_ocsp_resp(ssl, &bytes)
+        guard length > 0, let bytes else { return [] }
+        return [Array(UnsafeBufferPointer(start: bytes, count: Int(length)))]
+    }
+
     private func peerChainAfterHandshake(_ ssl: OpaquePointer) -> [[UInt8]] {
+        Self.peerChain(ssl)
+    }
+
+    /// The server's chain as OpenSSL kept it (leaf first, on a client).
+    static func peerChain(_ ssl: OpaquePointer) -> [[UInt8]] {
         guard let stack = SSL_get_peer_cert_chain(ssl) else { return [] }
         return (0..<COpenSSL_sk_X509_num(stack)).compactMap { COpenSSL_sk_X509_value(stack, $0).flatMap(OpenSSLCertificate.derEncoding(of:)) }
     }
@@ -386,16 +435,62 @@ enum OpenSSLTLSCallbacks {
         } else if let leaf = X509_STORE_CTX_get0_cert(store), let der = OpenSSLCertificate.derEncoding(of: leaf) {
             chain = [der]
         }
-        let accepted = state.context.verifyPeer(presentedChain: chain, protocolVersion: OpenSSLTLSSession.version(of: ssl))
+        let version = OpenSSLTLSSession.version(of: ssl)
+        if state.asksForStapledOCSPResponse && SSL_is_server(ssl) == 0 && version != .tls13 {
+            // TLS 1.2: the CertificateStatus message comes after this one. Hold the chain and
+            // accept provisionally; `decidePending` makes the decision once the stapled response
+            // is known, before the client sends anything more.
+            state.pendingChain = chain
+            X509_STORE_CTX_set_error(store, X509_V_OK)
+            return 1
+        }
+        let accepted = state.context.verifyPeer(presentedChain: chain, protocolVersion: version,
+                                                stapledOCSPResponses: OpenSSLTLSSession.stapledOCSPResponses(ssl, state))
         state.peerVerified = accepted
         X509_STORE_CTX_set_error(store, accepted ? X509_V_OK : X509_V_ERR_CERT_REJECTED)
         return accepted ? 1 : 0
+    }
+
+    /// A client's decision held back by the verify callback (TLS 1.2 with stapling), made now
+    /// with the stapled response; the earlier verdict when there is one. A client that reaches
+    /// this with neither (OpenSSL skipped the verify callback) is decided on the chain OpenSSL
+    /// kept, so no path accepts a server unjudged.
+    static func decidePending(_ ssl: OpaquePointer, _ state: OpenSSLConnectionState) -> Bool {
+        if let verdict = state.peerVerified, state.pendingChain == nil { return verdict }
+        let chain = state.pendingChain ?? OpenSSLTLSSession.peerChain(ssl)
+        state.pendingChain = nil
+        let accepted = state.context.verifyPeer(presentedChain: chain, protocolVersion: OpenSSLTLSSession.version(of: ssl),
+                                                stapledOCSPResponses: OpenSSLTLSSession.stapledOCSPResponses(ssl, state))
+        state.peerVerified = accepted
+        return accepted
+    }
+
+    /// A client's status callback, run when the server's flight is complete (TLS 1.2:
+    /// ServerHelloDone; TLS 1.3: Finished) whether or not a response was stapled. It makes a
+    /// decision still pending; 0 (refused) makes OpenSSL end the handshake with a fatal
+    /// `bad_certificate_status_response` alert before the client's flight.
+    static let clientStatus: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { ssl, _ in
+        guard let ssl, let state = OpenSSLConnectionState.of(ssl: ssl) else { return 0 }
+        return decidePending(ssl, state) ? 1 : 0
+    }
+
+    /// A server's status callback, run when a client asked for stapling: staples a copy of the
+    /// configured response (OpenSSL frees it with the SSL).
+    static let serverStatus: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { ssl, _ in
+        guard let ssl, let state = OpenSSLConnectionState.of(ssl: ssl) else { return SSL_TLSEXT_ERR_ALERT_FATAL }
+        guard let response = state.stapledOCSPResponse else { return SSL_TLSEXT_ERR_NOACK }
+        let stapled = response.withUnsafeBufferPointer { COpenSSL_SSL_staple_ocsp_resp_copy(ssl, $0.baseAddress, $0.count) }
+        return stapled == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_ALERT_FATAL
     }
 
     /// A client's certificate callback, run when the server asked for a certificate: the context
     /// chooses, with the CA names of the CertificateRequest; the chosen identity is set on the SSL.
     static let chooseClientCertificate: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { ssl, _ in
         guard let ssl, let state = OpenSSLConnectionState.of(ssl: ssl) else { return 0 }
+        // TLS 1.2 with stapling: the CertificateRequest comes after CertificateStatus, and OpenSSL
+        // runs this callback before its status callback, so a held decision is made here first —
+        // the server is judged before the app is asked for a certificate to send it.
+        if state.pendingChain != nil && !decidePending(ssl, state) { return 0 }
         var names: [[UInt8]] = []
         if let list = SSL_get0_peer_CA_list(ssl) {
             for index in 0..<COpenSSL_sk_X509_NAME_num(list) {

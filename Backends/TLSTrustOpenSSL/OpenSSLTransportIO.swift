@@ -23,6 +23,14 @@ final class OpenSSLConnectionState {
     /// Something other than the library or the transport ended the handshake (a callback's own
     /// configuration error): rethrown as is.
     var callbackError: TLSError?
+    /// A client asked the server to staple an OCSP response (status_request).
+    var asksForStapledOCSPResponse = false
+    /// A TLS 1.2 client's presented chain, held by the verify callback until the server's
+    /// CertificateStatus (which follows Certificate) is known; the decision is then made by the
+    /// first of the client-certificate callback and the status callback. Nil when no decision waits.
+    var pendingChain: [[UInt8]]?
+    /// The DER OCSP response a server staples when a client asks.
+    var stapledOCSPResponse: [UInt8]?
 
     init(transport: any TLSTransport, context: TLSHandshakeContext, serverALPN: [UInt8]) {
         self.transport = transport

@@ -90,9 +90,11 @@ public final class ExternalTLSPeer: @unchecked Sendable {
         }
     }
 
-    /// `gnutls-serv --http`, listening on 127.0.0.1. `priority` is a GnuTLS priority string.
+    /// `gnutls-serv --http`, listening on 127.0.0.1. `version` limits it to one TLS version;
+    /// `extraArguments` go last (e.g. `--ocsp-response resp.der` to staple).
     public static func gnutlsServer(leaf: TestCertificate, chain: [TestCertificate], version: TLSVersion? = nil,
-                                    requireClientCertificate: Bool = false, clientCAs: [TestCertificate] = []) throws -> ExternalTLSPeer {
+                                    requireClientCertificate: Bool = false, clientCAs: [TestCertificate] = [],
+                                    extraArguments: [String] = []) throws -> ExternalTLSPeer {
         let directory = try TemporaryDirectory(prefix: "tlstrust-gnutls-serv")
         let files = try writeIdentity(leaf: leaf, chain: chain, clientCAs: clientCAs, in: directory)
         return try launch(name: "gnutls-serv", directory: directory) { port in
@@ -106,13 +108,15 @@ public final class ExternalTLSPeer: @unchecked Sendable {
             } else {
                 arguments += ["--disable-client-cert"]
             }
-            return arguments
+            return arguments + extraArguments
         }
     }
 
     /// nginx serving `body` over HTTPS on 127.0.0.1, optionally with `ssl_verify_client on`.
+    /// `serverDirectives` go into the `server` block (e.g. `ssl_stapling on; ssl_stapling_file …;`).
     public static func nginx(leaf: TestCertificate, chain: [TestCertificate], body: String = "hello from nginx\n",
-                             requireClientCertificate: Bool = false, clientCAs: [TestCertificate] = []) throws -> ExternalTLSPeer {
+                             requireClientCertificate: Bool = false, clientCAs: [TestCertificate] = [],
+                             serverDirectives: String = "") throws -> ExternalTLSPeer {
         let nginx = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let nginx else { throw TestPKIError(operation: "nginx", openSSLErrors: ["nginx is not installed (apt-get install nginx-light)"]) }
         let directory = try TemporaryDirectory(prefix: "tlstrust-nginx")
@@ -133,7 +137,7 @@ public final class ExternalTLSPeer: @unchecked Sendable {
               server {
                 listen 127.0.0.1:\(port) ssl;
                 ssl_certificate \(files.chainPEM.path); ssl_certificate_key \(files.keyPEM.path);
-                ssl_protocols TLSv1.2 TLSv1.3; \(verify)
+                ssl_protocols TLSv1.2 TLSv1.3; \(verify) \(serverDirectives)
                 location / { root \(d); index index.html; }
               }
             }

@@ -11,6 +11,18 @@ public protocol TLSBackend: TrustBackend {
     /// its certificate (``TLSProtectionSpace/distinguishedNames``).
     var reportsAcceptableCANames: Bool { get }
 
+    /// Whether the library does OCSP stapling (RFC 6066 status_request): as a client, asking the
+    /// server for a stapled response and handing the one it staples to
+    /// ``TLSHandshakeContext/verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:)``
+    /// before the trust decision; as a server, stapling ``TLSServerConfiguration/stapledOCSPResponse``.
+    ///
+    /// No default: each backend states what its library can do. Where it is false, a client whose
+    /// configuration sets ``TLSClientConfiguration/requestsOCSPStapling`` and a server given a
+    /// response to staple fail at session creation with `.unsupported`; a client with only
+    /// ``TLSClientConfiguration/revocation`` on proceeds, and the engine judges without a
+    /// stapled answer (soft-fail tolerates that; hard-fail needs another answer).
+    var supportsOCSPStapling: Bool { get }
+
     /// Makes the client side of a connection over `transport`. The handshake starts with
     /// ``TLSSession/handshake()``.
     ///

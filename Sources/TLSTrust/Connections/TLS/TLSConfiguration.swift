@@ -46,8 +46,11 @@ public struct TLSClientConfiguration: Sendable {
     /// client asks the server to staple an OCSP response and the engine uses what it staples.
     public var revocation: RevocationPolicy = .off
     /// Ask the server to staple an OCSP response (status_request) even when ``revocation`` is off,
-    /// so that a handler can read it (``TLSHandshakeContext``). Backends whose library has no
-    /// client-side stapling (mbedTLS 2.28) cannot honour this: see their capabilities.
+    /// so that a handler can read it (``TLSHandshakeContext/stapledOCSPResponses``, and the
+    /// challenge's `Trust`). Backends whose library has no client-side stapling (mbedTLS 2.28,
+    /// ``TLSBackend/supportsOCSPStapling`` false) refuse a session with this set (`.unsupported`):
+    /// an explicit request is never dropped silently. With only ``revocation`` on, such a backend
+    /// connects without asking and the engine judges without a stapled answer.
     public var requestsOCSPStapling = false
 
     /// Whether the client asks for a stapled OCSP response: when revocation is on, or when asked.
@@ -91,6 +94,13 @@ public struct TLSServerConfiguration: Sendable {
     public var applicationProtocols: [String] = []
     /// The time limits.
     public var timeouts: TLSTimeouts = .default
+    /// A DER OCSPResponse (RFC 6960) to staple when a client asks (status_request), in the
+    /// CertificateStatus message under TLS 1.2 and in the leaf's certificate entry under TLS 1.3;
+    /// nil staples nothing. The server sends it as given — it neither parses, checks nor refreshes
+    /// it — so that tests can serve exactly the bytes they mean to, stale or malformed ones
+    /// included. Needs a backend whose ``TLSBackend/supportsOCSPStapling`` is true; on another,
+    /// the server session fails with `.unsupported` rather than silently staple nothing.
+    public var stapledOCSPResponse: [UInt8]?
 
     /// - Parameter identity: the certificate chain and key to present.
     public init(identity: ClientIdentity) {

@@ -3,7 +3,8 @@ import Dispatch
 /// The trust decisions of one handshake, made by the core and called into by a backend.
 ///
 /// A backend's TLS code never decides whom to trust. When its library has received the peer's
-/// certificate chain, and before the handshake goes on, it calls ``verifyPeer(presentedChain:protocolVersion:)``
+/// certificate chain (and, when the client asked for one, the OCSP response the server stapled),
+/// and before the handshake goes on, it calls ``verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:)``
 /// and aborts the handshake with a fatal alert if the answer is false. When a server asks a client
 /// for a certificate, it calls ``clientIdentity(acceptableCANames:protocolVersion:)``. Both run the
 /// app's ``TLSChallengeHandler`` — an async function — and wait for it, bounded by the handshake
@@ -33,6 +34,8 @@ public final class TLSHandshakeContext: Sendable {
     private let configuredIdentity: ClientIdentity?
     private let engine: TrustEngine
     private let clientAuthentication: TLSClientAuthentication
+    /// The client configuration's revocation policy, for the `Trust` default handling evaluates.
+    private let revocation: RevocationPolicy
     private let state = Locked(State())
 
     private struct State {
@@ -42,6 +45,7 @@ public final class TLSHandshakeContext: Sendable {
         var evaluation: TrustEvaluation?
         var challenges: [TLSAuthenticationMethod] = []
         var sentIdentity: ClientIdentity?
+        var stapledOCSPResponses: [[UInt8]] = []
     }
 
     /// A client's context.
@@ -55,6 +59,7 @@ public final class TLSHandshakeContext: Sendable {
         configuredIdentity = configuration.identity
         engine = configuration.engine
         clientAuthentication = .none
+        revocation = configuration.revocation
     }
 
     /// A server's context.
@@ -68,6 +73,9 @@ public final class TLSHandshakeContext: Sendable {
         configuredIdentity = nil
         engine = .core
         clientAuthentication = configuration.clientAuthentication
+        // A server asks no client for stapled answers (TLS has no such request for client
+        // certificates), so the client's chain is judged without revocation.
+        revocation = .off
     }
 
     /// The instant by which the current phase must end; set by ``TLSConnection``.
@@ -90,6 +98,14 @@ public final class TLSHandshakeContext: Sendable {
     /// The challenges raised so far, in order (for tests and logs).
     public var challenges: [TLSAuthenticationMethod] { state.withLock { $0.challenges } }
 
+    /// The DER OCSP responses the server stapled (status_request), as the backend handed them to
+    /// ``verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:)``: the leaf's first,
+    /// then any a TLS 1.3 server stapled for other certificates of its chain. Empty when the client
+    /// did not ask (``TLSClientConfiguration/asksForStapledOCSPResponse``), when the server stapled
+    /// nothing, and on a server. The bytes are exactly what arrived: judging them is the engine's
+    /// job, so they may be anything, garbage included.
+    public var stapledOCSPResponses: [[UInt8]] { state.withLock { $0.stapledOCSPResponses } }
+
     /// The identity this client sent, if any.
     public var sentIdentity: ClientIdentity? { state.withLock { $0.sentIdentity } }
 
@@ -110,10 +126,20 @@ public final class TLSHandshakeContext: Sendable {
     /// - Parameters:
     ///   - presentedChain: the DER certificates exactly as the peer sent them, leaf first.
     ///   - protocolVersion: the version being negotiated, if the library knows it.
+    ///   - stapledOCSPResponses: the DER OCSP responses the server stapled, the leaf's first; empty
+    ///     when none arrived. A backend must call this only once they are known (under TLS 1.2
+    ///     the CertificateStatus message follows Certificate), so that the decision that gates the
+    ///     handshake sees them. They go into the `Trust` as ``Trust/stapledOCSPResponses``, with
+    ///     the client configuration's ``TLSClientConfiguration/revocation``, so that default
+    ///     handling — and a handler that evaluates the `Trust` — judges them.
     /// - Returns: true only when the trust decision accepted the chain.
-    public func verifyPeer(presentedChain: [[UInt8]], protocolVersion: TLSVersion? = nil) -> Bool {
+    public func verifyPeer(presentedChain: [[UInt8]], protocolVersion: TLSVersion? = nil,
+                           stapledOCSPResponses: [[UInt8]] = []) -> Bool {
         let method: TLSAuthenticationMethod = role == .client ? .serverTrust : .clientTrust
-        state.withLock { $0.challenges.append(method) }
+        state.withLock { s in
+            s.challenges.append(method)
+            s.stapledOCSPResponses = stapledOCSPResponses
+        }
         guard !presentedChain.isEmpty else {
             refuse(.noPeerCertificate, "the \(role == .client ? "server" : "client") presented no certificate")
             return false
@@ -137,6 +163,8 @@ public final class TLSHandshakeContext: Sendable {
             policies: [.ssl(server: role == .client, hostname: role == .client ? host : nil)],
             anchors: anchors)
         trust.engine = engine
+        trust.revocation = revocation
+        trust.stapledOCSPResponses = stapledOCSPResponses
         state.withLock { $0.peerTrust = trust }
 
         guard let handler else { return defaultTrust(trust) }
