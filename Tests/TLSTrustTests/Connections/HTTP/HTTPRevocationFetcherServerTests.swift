@@ -203,6 +203,22 @@ struct HTTPRevocationFetcherServerTests {
         #expect(error?.message.contains("deadline") == true, "\(error?.message ?? "")")
     }
 
+    @Test("stopping the server ends a stalled exchange at once and refuses new connections")
+    func stopEndsEverything() throws {
+        let server = try LocalHTTPServer(routes: ["/stall": .stall])
+        let url = server.url("/stall")
+        let stopper = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            server.stop()
+        }
+        stopper.start()
+        let error = Self.failure(.networkFailure, within: .seconds(3)) {
+            try fetcher.fetchCRL(from: url, deadline: .now + .seconds(10))
+        }
+        #expect(error?.message.contains("closed") == true, "\(error?.message ?? "")")
+        Self.failure(.networkFailure, within: .seconds(2)) { try fetcher.fetchCRL(from: url, deadline: .now + .seconds(10)) }
+    }
+
     // MARK: Malformed answers
 
     @Test("malformed or truncated answers are network failures", arguments: [
