@@ -183,8 +183,10 @@ public final class ExternalTLSPeer: @unchecked Sendable {
         return peer
     }
 
-    /// Starts `command(port)` on a free port and waits until it accepts TCP connections.
-    public static func launch(name: String, directory: TemporaryDirectory,
+    /// Starts `command(port)` on a free port and waits until it accepts TCP connections — or,
+    /// with `readyWhenLogContains`, until its output contains that text, for peers that a probe
+    /// connection would upset (`openssl ocsp` hangs after a connection that sends nothing).
+    public static func launch(name: String, directory: TemporaryDirectory, readyWhenLogContains readyText: String? = nil,
                               command: (Int) throws -> [String]) throws -> ExternalTLSPeer {
         var lastLog = ""
         for _ in 0..<5 {
@@ -205,7 +207,9 @@ public final class ExternalTLSPeer: @unchecked Sendable {
             let peer = ExternalTLSPeer(name: name, port: port, process: process, directory: directory, logFile: logFile)
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline && process.isRunning {
-                if let connection = try? TCPTransport.connect(host: "127.0.0.1", port: port, timeout: .milliseconds(200)) {
+                if let readyText {
+                    if peer.log.contains(readyText) { return peer }
+                } else if let connection = try? TCPTransport.connect(host: "127.0.0.1", port: port, timeout: .milliseconds(200)) {
                     connection.close()
                     return peer
                 }

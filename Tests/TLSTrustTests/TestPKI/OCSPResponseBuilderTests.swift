@@ -80,6 +80,36 @@ struct OCSPResponseBuilderTests {
         }
     }
 
+    @Test("a certID for the wrong issuer or certificate differs where it should, and openssl finds no status for the right one")
+    func wrongCertID() throws {
+        let right = try OCSPResponseBuilder.CertID(certificate: leaf, issuer: ca)
+        let otherCA = try TestPKI.issue(.certificateAuthority(commonName: "Other CA"))
+        let wrongIssuer = try OCSPResponseBuilder.CertID(certificate: leaf, issuer: otherCA)
+        #expect(wrongIssuer.serialNumber == right.serialNumber)
+        #expect(wrongIssuer.issuerNameHash != right.issuerNameHash)
+        #expect(wrongIssuer.issuerKeyHash != right.issuerKeyHash)
+        // An impostor CA with the same name but another key: only the key hash tells them apart.
+        let impostor = try TestPKI.issue(.certificateAuthority(commonName: "OCSP Test CA"))
+        let sameName = try OCSPResponseBuilder.CertID(certificate: leaf, issuer: impostor)
+        #expect(sameName.issuerNameHash == right.issuerNameHash)
+        #expect(sameName.issuerKeyHash != right.issuerKeyHash)
+        let sibling = try TestPKI.issue(.leaf(commonName: "sibling.example"), issuer: ca)
+        #expect(try OCSPResponseBuilder.CertID(certificate: sibling, issuer: ca).serialNumber != right.serialNumber)
+
+        for wrong in [wrongIssuer, sameName] {
+            let response = try OCSPResponseBuilder(signer: ca, responses: [.init(certID: wrong, status: .good)]).build()
+            let summary = try TemporaryDirectory.with { directory in
+                let file = directory.appendingPathComponent("response.der"), caFile = directory.appendingPathComponent("ca.pem")
+                let leafFile = directory.appendingPathComponent("leaf.pem")
+                try Data(response).write(to: file)
+                try TestPKI.writePEM([ca], to: caFile)
+                try TestPKI.writePEM([leaf], to: leafFile)
+                return try OpenSSL.run(["ocsp", "-respin", file.path, "-issuer", caFile.path, "-cert", leafFile.path, "-noverify"]).output
+            }
+            #expect(summary.contains("No Status found"), "\(summary)")
+        }
+    }
+
     @Test("signed by the issuer, the response verifies; a corrupted signature or an unrelated key does not")
     func signatures() throws {
         let honest = try TestPKI.ocspResponse(for: leaf, issuer: ca)

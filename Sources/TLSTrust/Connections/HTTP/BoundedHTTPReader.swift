@@ -96,7 +96,6 @@ struct BoundedHTTPReader {
             func bad(_ why: String) -> TLSTrustError { TLSTrustError(.networkFailure, "\(what): malformed HTTP response: \(why)") }
             let statusLine = String(decoding: try readLine(limit: budget, doing: "response header"), as: UTF8.self)
             budget -= statusLine.utf8.count + 2
-            if statusLine.isEmpty, received == 0 { throw bad("empty status line") }
             let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
             guard parts.count >= 2, parts[0] == "HTTP/1.1" || parts[0] == "HTTP/1.0", parts[1].count == 3,
                   let code = Int(parts[1]), (100...599).contains(code) else {

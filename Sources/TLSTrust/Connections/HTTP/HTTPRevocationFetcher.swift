@@ -13,6 +13,9 @@
 /// `.networkFailure` (unreachable, early close, error status, malformed HTTP), `.invalidArgument`
 /// (a malformed URL) — which the engine records as "no usable answer", never as trust.
 ///
+/// The answer's Content-Type is not checked: the engine parses and verifies the bytes whatever
+/// their label, and responders mislabel them.
+///
 /// It connects only to the host and port the URL (or a redirect's `Location`) names, with the
 /// blocking, deadline-bound ``TCPTransport``: call it from a thread that may block.
 public struct HTTPRevocationFetcher: RevocationFetching {
@@ -120,12 +123,10 @@ public struct HTTPRevocationFetcher: RevocationFetching {
         defer { transport.close() }
         do {
             try request.bytes(for: url).withUnsafeBytes { try transport.send($0, deadline: deadline) }
-        } catch let error as TLSError where error.code != .timedOut {
-            // The server may answer (an error status, a redirect) and close before reading the
-            // whole request: its answer still counts, so read on.
-            _ = error
         } catch let error as TLSError {
-            throw BoundedHTTPReader.translate(error, what: what, received: 0)
+            // A server may answer (an error status, a redirect) and close before reading the whole
+            // request: that answer still counts, so only a passed deadline ends the exchange here.
+            if error.code == .timedOut { throw BoundedHTTPReader.translate(error, what: what, received: 0) }
         }
         var reader = BoundedHTTPReader(transport: transport, deadline: deadline, what: what)
         let head = try reader.readHead(maximumSize: limits.maximumHeaderSize)

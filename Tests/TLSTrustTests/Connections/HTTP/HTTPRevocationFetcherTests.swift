@@ -58,8 +58,8 @@ struct HTTPRevocationFetcherTests {
         let listener = try TCPListener()  // connections complete in the backlog; nobody reads or writes
         defer { listener.close() }
         let url = "http://127.0.0.1:\(listener.port)/ocsp"
-        for (fetcher, deadline, expected) in [(fetcher, Duration.milliseconds(500), Duration.milliseconds(500)),
-                                              (HTTPRevocationFetcher(limits: .init(timeout: .milliseconds(300))), .seconds(30), .milliseconds(300))] {
+        for (fetcher, deadline, expected) in [(fetcher, Duration.seconds(1), Duration.seconds(1)),
+                                              (HTTPRevocationFetcher(limits: .init(timeout: .milliseconds(600))), .seconds(30), .milliseconds(600))] {
             let start = ContinuousClock.now
             let error = #expect(throws: TLSTrustError.self) {
                 _ = try fetcher.fetchOCSPResponse(request: [0x30, 0x00], responderURL: url, deadline: .now + deadline)
