@@ -28,9 +28,18 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         /// CRL's) can lapse while the chain stays valid.
         let consultedRevocation: Bool
 
+        /// How long an outcome that consulted revocation answers for "now": long enough that the
+        /// accessors called after an evaluation (chain, count, properties) do not check — or fetch
+        /// — again, short enough that a lapsed answer is not relied on for long.
+        static let revocationReuse: TimeInterval = 60
+
         /// Whether this outcome, computed for `date`, is still the answer at `now`.
         func stillHolds(at now: Date) -> Bool {
-            guard evaluation.isTrusted, !consultedRevocation else { return false }
+            if consultedRevocation {
+                guard now >= date, now.timeIntervalSince(date) < Self.revocationReuse else { return false }
+                if !evaluation.isTrusted { return true }
+            }
+            guard evaluation.isTrusted else { return false }
             let from = evaluation.chain.map(\.notValidBefore).max() ?? .distantFuture
             let until = evaluation.chain.map(\.notValidAfter).min() ?? .distantPast
             return now >= from && now <= until
@@ -113,7 +122,9 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
     /// for a long time must not stay trusted after its leaf expires (Apple's re-evaluates too). So
     /// a trusted result is reused only while the present lies within its chain's validity, and an
     /// untrusted one is never reused (a certificate not yet valid becomes valid). Re-evaluating a
-    /// trusted chain is cheap: the engine's verified-chain cache answers it.
+    /// trusted chain is cheap: the engine's verified-chain cache answers it. A result that consulted
+    /// revocation (which the verified-chain cache never replays, and which may have fetched) is
+    /// reused for at most `Outcome.revocationReuse`, trusted or not.
     func evaluated() -> Outcome {
         state.withLock { state in
             if let outcome = state.outcome, state.verifyDate != nil || outcome.stillHolds(at: Date()) { return outcome }

@@ -249,6 +249,27 @@ struct SecTrustRevocationTests {
         }
     }
 
+    @Test("Several revocation policies combine to the strictest: hard-fail if one requires it, their methods together, no network if one disables it", arguments: TestBackends.names)
+    func combinedPolicies(backend: String) throws {
+        let fixture = try Self.fixture()
+        let crl = try CertificateRevocationList(derEncoded: fixture.crl)
+        try withSecurityEnvironment(backend: backend) {
+            let ocspSoft = try Self.revocationPolicy(kSecRevocationOCSPMethod)
+            let crlHard = try Self.revocationPolicy(kSecRevocationCRLMethod | kSecRevocationRequirePositiveResponse
+                                                    | kSecRevocationNetworkAccessDisabled)
+            let trust = try Self.trust(fixture.good, host: Artefacts.host, [ocspSoft, crlHard])
+            #expect(evaluationErrorCode(trust) == Int(errSecIncompleteCertRevocationCheck))
+            #expect(!Self.debugDescription(trust).contains("fetch"), "\(Self.debugDescription(trust))")
+            // The OCSP method comes from the soft policy, the requirement from the hard one.
+            #expect(SecTrustSetOCSPResponse(trust, Data(fixture.goodResponse) as CFData) == errSecSuccess)
+            #expect(evaluationErrorCode(trust) == nil)
+
+            let revoked = try Self.trust(fixture.revoked, host: Artefacts.revokedHost, [ocspSoft, crlHard])
+            revoked.setCertificateRevocationLists([crl])
+            #expect(evaluationErrorCode(revoked) == Int(errSecCertificateRevoked))
+        }
+    }
+
     @Test("SecTrustSetOCSPResponse refuses what is not DER OCSP data, and keeps what the trust had")
     func badOCSPInput() throws {
         let fixture = try Self.fixture()
