@@ -155,6 +155,10 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         trust.revocation = state.revocationPolicy
         trust.ocspResponses = state.ocspResponses
         trust.crls = state.crls
+        // MERGE-PENDING (HTTPRevocationFetcher): the fetcher is the core's default for a nil
+        // `Trust.revocationFetcher`; if the core leaves nil meaning "nothing is fetched", set
+        // `trust.revocationFetcher = HTTPRevocationFetcher()` here (only used when
+        // `trust.revocation.allowsNetworkFetch`).
         let evaluation = trust.evaluate(using: SecBackend.current)
         let consultedRevocation = trust.revocation.isEnabled
 
