@@ -59,7 +59,9 @@ public func SecCertificateGetTypeID() -> CFTypeID { TypeIdentifiers.certificate 
 /// The serial number as big-endian bytes, as encoded in the certificate (a leading zero byte
 /// kept when the DER INTEGER has one), which pinning and logging code print or compare.
 ///
-/// - Parameter error: never set; the certificate was parsed when it was created.
+/// - Parameters:
+///   - certificate: the certificate.
+///   - error: never set; the certificate was parsed when it was created.
 public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     error?.pointee = nil
     return Data(certificate.certificate.serialNumber) as CFData

@@ -24,9 +24,21 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         let chain: [SecCertificate]
         let date: Date
         let message: String
+        /// Whether revocation status was consulted: its answers (an OCSP response's nextUpdate, a
+        /// CRL's) can lapse while the chain stays valid.
+        let consultedRevocation: Bool
+
+        /// How long an outcome that consulted revocation answers for "now": long enough that the
+        /// accessors called after an evaluation (chain, count, properties) do not check — or fetch
+        /// — again, short enough that a lapsed answer is not relied on for long.
+        static let revocationReuse: TimeInterval = 60
 
         /// Whether this outcome, computed for `date`, is still the answer at `now`.
         func stillHolds(at now: Date) -> Bool {
+            if consultedRevocation {
+                guard now >= date, now.timeIntervalSince(date) < Self.revocationReuse else { return false }
+                if !evaluation.isTrusted { return true }
+            }
             guard evaluation.isTrusted else { return false }
             let from = evaluation.chain.map(\.notValidBefore).max() ?? .distantFuture
             let until = evaluation.chain.map(\.notValidAfter).min() ?? .distantPast
@@ -41,12 +53,52 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         var anchors: [SecCertificate]?
         var anchorsOnly = false
         var verifyDate: Date?
+        /// `SecTrustSetNetworkFetchAllowed`; nil: Apple's default (see `allowsNetworkFetch`).
+        var networkFetchAllowed: Bool?
+        /// DER OCSPResponses given with `SecTrustSetOCSPResponse`.
+        var ocspResponses: [[UInt8]] = []
+        /// CRLs given with `setCertificateRevocationLists(_:)` (TLSTrust's addition).
+        var crls: [CertificateRevocationList] = []
         /// The prepared anchor set, kept while the anchors and system store stay the same, so that
         /// its cached stores are reused.
         var prepared: (store: SystemTrustStore, anchors: TrustAnchors)?
         var outcome: Outcome?
 
         mutating func invalidate() { outcome = nil }
+
+        /// Whether the evaluation may use the network: as set, else Apple's default — allowed when
+        /// a policy asks for it (the SSL policy, a revocation policy without
+        /// `kSecRevocationNetworkAccessDisabled`), not allowed otherwise (the basic X.509 policy).
+        var allowsNetworkFetch: Bool {
+            networkFetchAllowed ?? policies.contains(where: \.allowsNetworkFetchByDefault)
+        }
+
+        /// The engine's revocation policy for this trust.
+        ///
+        /// Each revocation policy maps through TLSTrust's one mapping of Apple's flags; several
+        /// combine to the strictest (hard-fail if any requires a positive response, the union of
+        /// their methods, no network if any disables it). Fetching also needs the trust's own
+        /// permission (`SecTrustSetNetworkFetchAllowed`). Without a revocation policy, answers the app
+        /// gave (`SecTrustSetOCSPResponse`, `setCertificateRevocationLists(_:)`) are still consulted,
+        /// soft-fail and offline, so that an answer saying "revoked" is never ignored; with neither,
+        /// revocation is off.
+        var revocationPolicy: RevocationPolicy {
+            let requested = policies.compactMap(\.revocationPolicy)
+            guard var combined = requested.first else {
+                var given: RevocationPolicy.Methods = []
+                if !ocspResponses.isEmpty { given.insert(.ocsp) }
+                if !crls.isEmpty { given.insert(.crl) }
+                return given.isEmpty ? .off : RevocationPolicy(mode: .soft, methods: given)
+            }
+            for policy in requested.dropFirst() {
+                if policy.mode == .hard { combined.mode = .hard }
+                combined.methods.formUnion(policy.methods)
+                combined.prefersCRL = combined.prefersCRL || policy.prefersCRL
+                combined.allowsNetworkFetch = combined.allowsNetworkFetch && policy.allowsNetworkFetch
+            }
+            combined.allowsNetworkFetch = combined.allowsNetworkFetch && allowsNetworkFetch
+            return combined
+        }
     }
 
     let state: Locked<State>
@@ -70,7 +122,9 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
     /// for a long time must not stay trusted after its leaf expires (Apple's re-evaluates too). So
     /// a trusted result is reused only while the present lies within its chain's validity, and an
     /// untrusted one is never reused (a certificate not yet valid becomes valid). Re-evaluating a
-    /// trusted chain is cheap: the engine's verified-chain cache answers it.
+    /// trusted chain is cheap: the engine's verified-chain cache answers it. A result that consulted
+    /// revocation (which the verified-chain cache never replays, and which may have fetched) is
+    /// reused for at most `Outcome.revocationReuse`, trusted or not.
     func evaluated() -> Outcome {
         state.withLock { state in
             if let outcome = state.outcome, state.verifyDate != nil || outcome.stillHolds(at: Date()) { return outcome }
@@ -98,7 +152,15 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         let policies = state.policies.compactMap(\.trustPolicy) + [.profile(.apple)]
         var trust = Trust(certificates: state.certificates.map(\.certificate), policies: policies, anchors: anchors)
         trust.verificationDate = date
+        trust.revocation = state.revocationPolicy
+        trust.ocspResponses = state.ocspResponses
+        trust.crls = state.crls
+        // MERGE-PENDING (HTTPRevocationFetcher): the fetcher is the core's default for a nil
+        // `Trust.revocationFetcher`; if the core leaves nil meaning "nothing is fetched", set
+        // `trust.revocationFetcher = HTTPRevocationFetcher()` here (only used when
+        // `trust.revocation.allowsNetworkFetch`).
         let evaluation = trust.evaluate(using: SecBackend.current)
+        let consultedRevocation = trust.revocation.isEnabled
 
         // Give back the caller's own certificate objects (and original bytes) where the chain has them.
         var known: [Certificate: SecCertificate] = [:]
@@ -108,16 +170,9 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
 
         let summary = chain.first.flatMap { SecCertificateCopySubjectSummary($0) as String? } ?? "certificate"
         if evaluation.isTrusted {
-            let requiresRevocation = state.policies.contains {
-                if case .revocation(let flags) = $0.kind { flags & kSecRevocationRequirePositiveResponse != 0 } else { false }
-            }
-            if requiresRevocation {
-                return Outcome(evaluation: evaluation, status: errSecIncompleteCertRevocationCheck,
-                               result: .recoverableTrustFailure, chain: chain, date: date,
-                               message: "“\(summary)” revocation status could not be determined (nothing is fetched on Linux)")
-            }
             let result: SecTrustResultType = evaluation.result == .proceed ? .proceed : .unspecified
-            return Outcome(evaluation: evaluation, status: errSecSuccess, result: result, chain: chain, date: date, message: "")
+            return Outcome(evaluation: evaluation, status: errSecSuccess, result: result, chain: chain, date: date, message: "",
+                           consultedRevocation: consultedRevocation)
         }
         let failure = evaluation.primaryFailure
         let status = failure.map { Self.status(for: $0.code) } ?? errSecNotTrusted
@@ -128,7 +183,7 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         let subject = failure?.certificateIndex.flatMap { $0 < chain.count ? chain[$0] : nil }
             .flatMap { SecCertificateCopySubjectSummary($0) as String? } ?? summary
         return Outcome(evaluation: evaluation, status: status, result: result, chain: chain, date: date,
-                       message: "“\(subject)” \(Self.reason(for: status))")
+                       message: "“\(subject)” \(Self.reason(for: status))", consultedRevocation: consultedRevocation)
     }
 
     /// Apple's status for a TLSTrust failure code (the codes trustd reports for the same check).
@@ -149,7 +204,10 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         case .chainTooLong, .budgetExhausted: errSecCreateChainFailed
         case .malformedCertificate: errSecDecode
         case .invalidPolicy: errSecParam
+        // Apple's SecPolicyChecks.list: Revocation → errSecCertificateRevoked (fatal),
+        // RevocationResponseRequired → errSecIncompleteCertRevocationCheck (recoverable).
         case .revoked: errSecCertificateRevoked
+        case .revocationStatusUnknown: errSecIncompleteCertRevocationCheck
         case .unsupported: errSecUnimplemented
         default: errSecInternalComponent
         }
@@ -160,6 +218,8 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         case errSecCertificateExpired: "certificate has expired or is not yet valid"
         case errSecHostNameMismatch: "certificate name does not match input"
         case errSecNotTrusted: "certificate is not trusted"
+        case errSecCertificateRevoked: "certificate is revoked"
+        case errSecIncompleteCertRevocationCheck: "certificate revocation status could not be determined"
         default: "certificate failed: " + (ErrorMessages.text[status] ?? "OSStatus \(status)")
         }
     }
@@ -328,13 +388,15 @@ nonisolated(unsafe) public let kSecTrustExtendedValidation: CFString = "TrustExt
 nonisolated(unsafe) public let kSecTrustRevocationChecked: CFString = "TrustRevocationChecked" as CFString
 
 /// The last result as a dictionary (`kSecTrustResultValue`, `kSecTrustEvaluationDate`,
-/// `kSecTrustRevocationChecked` false); nil when the trust has not been evaluated.
+/// `kSecTrustRevocationChecked`: true when revocation was checked and every certificate checked
+/// had an answer saying it is good); nil when the trust has not been evaluated.
 public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
     guard let outcome = trust.state.withLock({ $0.outcome }) else { return nil }
+    let revocation = outcome.evaluation.revocation
     let result: [String: Any] = [
         kSecTrustResultValue as String: NSNumber(value: outcome.result.rawValue),
         kSecTrustEvaluationDate as String: outcome.date,
-        kSecTrustRevocationChecked as String: false,
+        kSecTrustRevocationChecked as String: !revocation.isEmpty && revocation.allSatisfy { $0.status == .good },
     ]
     return result as CFDictionary
 }
@@ -365,17 +427,32 @@ public func SecTrustCopyProperties(_ trust: SecTrust) -> CFArray? {
     return properties.map { $0 as NSDictionary } as NSArray
 }
 
-/// Evaluates on `queue` and calls `result` there with the verdict and, when not trusted, the error
-/// `SecTrustEvaluateWithError` would give — the asynchronous form URLSession delegates use.
+/// The callback of `SecTrustEvaluateAsyncWithError`: the trust, whether it is trusted, and the error
+/// `SecTrustEvaluateWithError` gives when it is not.
+public typealias SecTrustWithErrorCallback = @Sendable (SecTrust, Bool, CFError?) -> Void
+
+/// Evaluates off the caller's thread and calls `result` on `queue` with the verdict and, when not
+/// trusted, the error `SecTrustEvaluateWithError` would give — the asynchronous form URLSession
+/// delegates use.
+///
+/// The evaluation, which may fetch revocation answers over the network, runs on a global queue,
+/// never on `queue` (as Apple asks, the caller is usually on `queue`). It uses the
+/// `SecTrustEnvironment` current at the call, so that a task's backend and system store follow it.
 ///
 /// - Returns: `errSecSuccess` (the evaluation is scheduled).
+@discardableResult
 public func SecTrustEvaluateAsyncWithError(
-    _ trust: SecTrust, _ queue: DispatchQueue, _ result: @escaping @Sendable (SecTrust, Bool, CFError?) -> Void
+    _ trust: SecTrust, _ queue: DispatchQueue, _ result: @escaping SecTrustWithErrorCallback
 ) -> OSStatus {
-    queue.async {
+    let backend = SecTrustEnvironment.backend
+    let store = SecTrustEnvironment.systemStore
+    DispatchQueue.global(qos: .userInitiated).async {
         var error: CFError?
-        let trusted = SecTrustEvaluateWithError(trust, &error)
-        result(trust, trusted, error)
+        let trusted = SecTrustEnvironment.$backend.withValue(backend) {
+            SecTrustEnvironment.$systemStore.withValue(store) { SecTrustEvaluateWithError(trust, &error) }
+        }
+        let verdict = error
+        queue.async { result(trust, trusted, verdict) }
     }
     return errSecSuccess
 }

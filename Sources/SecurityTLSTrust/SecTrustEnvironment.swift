@@ -12,7 +12,8 @@ import TLSTrustOpenSSL
 /// ```swift
 /// try SecTrustEnvironment.$backend.withValue(GnuTLSTrustBackend()) { … SecTrustEvaluateWithError(…) … }
 /// ```
-/// A trust uses the values current when it evaluates (or re-evaluates after a change).
+/// A trust uses the values current when it evaluates (or re-evaluates after a change);
+/// `SecTrustEvaluateAsyncWithError` carries the caller's values to the queue it evaluates on.
 @_spi(Testing)
 public enum SecTrustEnvironment {
     /// The backend to evaluate with instead of the bootstrapped default.

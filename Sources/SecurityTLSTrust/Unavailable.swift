@@ -58,8 +58,5 @@ public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertif
 @available(*, unavailable, message: "Apple's name normalisation is unpublished, so the bytes would not compare equal to Apple's; compare TLSTrust's Certificate.issuer (DistinguishedName) instead")
 public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? { fatalError("unavailable") }
 
-@available(*, unavailable, message: "The Sec layer fetches nothing on Linux (no AIA, OCSP or CRL downloads); supply CRLs with TLSTrust's .revocationChecking(_:)")
-public func SecTrustSetNetworkFetchAllowed(_ trust: SecTrust, _ allowFetch: Bool) -> OSStatus { fatalError("unavailable") }
-
 @available(*, unavailable, message: "macOS only on Apple platforms; read the fields with SecCertificateCopySubjectSummary, SecCertificateCopySerialNumberData, SecCertificateCopyNotValidBeforeDate/AfterDate or TLSTrust's Certificate")
 public func SecCertificateCopyValues(_ certificate: SecCertificate, _ keys: CFArray?, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFDictionary? { fatalError("unavailable") }
