@@ -155,10 +155,8 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         trust.revocation = state.revocationPolicy
         trust.ocspResponses = state.ocspResponses
         trust.crls = state.crls
-        // MERGE-PENDING (HTTPRevocationFetcher): the fetcher is the core's default for a nil
-        // `Trust.revocationFetcher`; if the core leaves nil meaning "nothing is fetched", set
-        // `trust.revocationFetcher = HTTPRevocationFetcher()` here (only used when
-        // `trust.revocation.allowsNetworkFetch`).
+        // A nil fetcher is the core's built-in HTTPRevocationFetcher, used only when the policy and
+        // SecTrustSetNetworkFetchAllowed both allow the network.
         let evaluation = trust.evaluate(using: SecBackend.current)
         let consultedRevocation = trust.revocation.isEnabled
 
