@@ -26,38 +26,10 @@ struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
         guard scheme == "http" else {
             throw TLSTrustError(.unsupported, "revocation is fetched over http:// only, not the \"\(scheme.prefix(20))\" scheme: \(String(text.prefix(200)))")
         }
-        let rest = text[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        var path = String(rest[authorityEnd...])
-        if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
-        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
-        guard !authority.contains("@") else { throw bad("user information is not supported") }
-        var host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw bad("unterminated IPv6 literal") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw bad("junk after the IPv6 literal") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
-        }
-        guard !host.isEmpty else { throw bad("no host") }
-        var port = 80
-        if let portText {
-            guard let p = Int(portText), (1...65535).contains(p) else { throw bad("bad port") }
-            port = p
-        }
-        self.host = String(host)
-        self.port = port
-        self.path = path
+        let parts = try URLAuthority(text[schemeEnd.upperBound...], defaultPort: 80, bad: bad)
+        host = parts.host
+        port = parts.port
+        path = parts.path
     }
 
     /// The target of a redirect: an absolute URL (which must be `http://`), or an absolute path on
@@ -74,10 +46,7 @@ struct HTTPURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The `Host` header value.
-    var hostHeader: String {
-        let h = host.contains(":") ? "[\(host)]" : host
-        return port == 80 ? h : "\(h):\(port)"
-    }
+    var hostHeader: String { URLAuthority.hostHeader(host: host, port: port, defaultPort: 80) }
 
     var description: String { "http://\(hostHeader)\(path)" }
 }

@@ -102,25 +102,13 @@ struct ParsedCertificate: Sendable {
     }
 
     private mutating func parseExtensions(_ der: [UInt8], _ list: DERNode) throws {
-        var reader = DERReader(der, contentsOf: list)
-        var seen = Set<String>()
-        while !reader.isAtEnd {
-            let ext = try reader.read(DERTag.sequence, "Extension")
-            var f = DERReader(der, contentsOf: ext)
-            let oid = try f.read(DERTag.objectIdentifier, "extnID").objectIdentifier(in: der)
-            var critical = false
-            if let c = try f.readOptional(DERTag.boolean) {
-                critical = try c.boolean(in: der)
-                guard critical else { throw DERError(description: "critical=FALSE must be omitted in DER") }
-            }
-            let value = try f.read(DERTag.octetString, "extnValue")
-            guard f.isAtEnd else { throw DERError(description: "extra fields in Extension") }
-            guard seen.insert(oid).inserted else { throw DERError(description: "duplicate extension \(oid)") }
+        // Certificates have always been read with an empty Extensions accepted.
+        try DERExtensions.forEach(der, list, allowsEmpty: true) { oid, critical, value in
             extensions.append((oid, critical))
             var v = DERReader(der, contentsOf: value)
             if try policyExtensions.parse(oid, der, &v) {
                 guard v.isAtEnd else { throw DERError(description: "trailing data in extension \(oid)") }
-                continue
+                return
             }
             switch oid {
             case ExtensionOID.subjectAltName: try parseSubjectAltName(der, try v.read(DERTag.sequence, "GeneralNames"))
@@ -153,7 +141,7 @@ struct ParsedCertificate: Sendable {
             case ExtensionOID.crlDistributionPoints:
                 try revocationPointers.parseCRLDistributionPoints(der, try v.read(DERTag.sequence, "CRLDistributionPoints"))
             default:
-                continue
+                return
             }
             guard v.isAtEnd else { throw DERError(description: "trailing data in extension \(oid)") }
         }

@@ -262,24 +262,9 @@ public struct OCSPResponse: Sendable, Hashable, CustomStringConvertible {
         return try ValidityTime.decode(der, node)
     }
 
-    /// Walks `Extensions`, refusing duplicates and explicit critical=FALSE (not DER).
+    /// Walks a non-empty `Extensions` (``DERExtensions/forEach(_:_:allowsEmpty:_:)``).
     static func forEachExtension(_ der: [UInt8], _ node: DERNode, _ body: (String, Bool, DERNode) throws -> Void) throws {
-        var r = DERReader(der, contentsOf: node)
-        var seen = Set<String>()
-        guard !r.isAtEnd else { throw DERError(description: "empty Extensions") }
-        while !r.isAtEnd {
-            var x = DERReader(der, contentsOf: try r.read(DERTag.sequence, "Extension"))
-            let oid = try x.read(DERTag.objectIdentifier, "extnID").objectIdentifier(in: der)
-            var critical = false
-            if let c = try x.readOptional(DERTag.boolean) {
-                critical = try c.boolean(in: der)
-                guard critical else { throw DERError(description: "critical=FALSE must be omitted in DER") }
-            }
-            let value = try x.read(DERTag.octetString, "extnValue")
-            guard x.isAtEnd else { throw DERError(description: "extra fields in Extension") }
-            guard seen.insert(oid).inserted else { throw DERError(description: "duplicate extension \(oid)") }
-            try body(oid, critical, value)
-        }
+        try DERExtensions.forEach(der, node, allowsEmpty: false, body)
     }
 
     /// The response's signed bytes and signature, for the engine.

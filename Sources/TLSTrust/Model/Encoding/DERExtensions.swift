@@ -1,0 +1,29 @@
+/// The one reader of X.509 `Extensions` (RFC 5280 §4.1, §5.1, RFC 6960 §4.2.1): certificates,
+/// CRLs, CRL entries and OCSP responses all walk their extensions here, with the same strictness —
+/// an explicit `critical FALSE` is not DER, an extension may appear once, nothing may follow
+/// `extnValue`.
+enum DERExtensions {
+    /// Calls `body` with each extension's OID, criticality and `extnValue` OCTET STRING.
+    ///
+    /// - Parameter allowsEmpty: whether an empty SEQUENCE is read (certificates have always been
+    ///   read so); false refuses it, as `SIZE (1..MAX)` says.
+    static func forEach(_ der: [UInt8], _ node: DERNode, allowsEmpty: Bool,
+                        _ body: (_ oid: String, _ critical: Bool, _ value: DERNode) throws -> Void) throws {
+        var r = DERReader(der, contentsOf: node)
+        var seen = Set<String>()
+        guard allowsEmpty || !r.isAtEnd else { throw DERError(description: "empty Extensions") }
+        while !r.isAtEnd {
+            var x = DERReader(der, contentsOf: try r.read(DERTag.sequence, "Extension"))
+            let oid = try x.read(DERTag.objectIdentifier, "extnID").objectIdentifier(in: der)
+            var critical = false
+            if let c = try x.readOptional(DERTag.boolean) {
+                critical = try c.boolean(in: der)
+                guard critical else { throw DERError(description: "critical=FALSE must be omitted in DER") }
+            }
+            let value = try x.read(DERTag.octetString, "extnValue")
+            guard x.isAtEnd else { throw DERError(description: "extra fields in Extension") }
+            guard seen.insert(oid).inserted else { throw DERError(description: "duplicate extension \(oid)") }
+            try body(oid, critical, value)
+        }
+    }
+}
