@@ -44,18 +44,10 @@ struct ParsedCertificate: Sendable {
     var hasOCSPNoCheck = false
 
     init(_ der: [UInt8]) throws {
-        var outer = DERReader(der)
-        let certificate = try outer.read(DERTag.sequence, "Certificate SEQUENCE")
-        guard outer.isAtEnd else { throw DERError(description: "trailing bytes after the certificate") }
-
-        var certFields = DERReader(der, contentsOf: certificate)
-        let tbs = try certFields.read(DERTag.sequence, "TBSCertificate")
-        let outerAlgorithm = try certFields.read(DERTag.sequence, "signatureAlgorithm")
-        let signature = try certFields.read(DERTag.bitString, "signatureValue").bitStringBytes(in: der)
-        guard signature.unusedBits == 0 else { throw DERError(description: "signatureValue is not a whole number of bytes") }
-        guard certFields.isAtEnd else { throw DERError(description: "extra fields after signatureValue") }
+        let signed = try SignedData.whole(der, name: "certificate", tbsName: "TBSCertificate")
+        let tbs = signed.tbs, outerAlgorithm = signed.algorithm
         tbsRange = tbs.encoded
-        signatureRange = signature.range
+        signatureRange = signed.signatureRange
 
         var t = DERReader(der, contentsOf: tbs)
         if let explicitVersion = try t.readOptional(DERTag.contextSpecific(0, constructed: true)) {

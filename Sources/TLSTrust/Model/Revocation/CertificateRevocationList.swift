@@ -68,14 +68,8 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
     ///   `.limitExceeded` for one with more than ``maximumEntries`` entries.
     public init(derEncoded der: [UInt8]) throws {
         do {
-            var outer = DERReader(der)
-            let list = try outer.read(DERTag.sequence, "CertificateList")
-            guard outer.isAtEnd else { throw DERError(description: "trailing bytes after the CRL") }
-            var fields = DERReader(der, contentsOf: list)
-            let tbs = try fields.read(DERTag.sequence, "TBSCertList")
-            let outerAlgorithm = try fields.read(DERTag.sequence, "signatureAlgorithm")
-            let signature = try fields.read(DERTag.bitString, "signatureValue").bitStringBytes(in: der)
-            guard signature.unusedBits == 0, fields.isAtEnd else { throw DERError(description: "malformed CRL signature") }
+            let signed = try SignedData.whole(der, name: "CertificateList", tbsName: "TBSCertList")
+            let tbs = signed.tbs, outerAlgorithm = signed.algorithm
 
             var t = DERReader(der, contentsOf: tbs)
             var version = 1
@@ -156,7 +150,7 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
             self.entryIndexBySerial = index
             self.unusableReason = problems.first
             self.tbsRange = tbs.encoded
-            self.signatureRange = signature.range
+            self.signatureRange = signed.signatureRange
             self.signatureScheme = SignatureScheme(algorithmIdentifier: der, node: outerAlgorithm)
         } catch let error as DERError {
             throw TLSTrustError(.malformedCertificate, "malformed CRL: \(error.description)")

@@ -127,11 +127,9 @@ public struct OCSPResponse: Sendable, Hashable, CustomStringConvertible {
             var inner = DERReader(der, contentsOf: octets)
             let basic = try inner.read(DERTag.sequence, "BasicOCSPResponse")
             guard inner.isAtEnd else { throw DERError(description: "trailing bytes after BasicOCSPResponse") }
-            var b = DERReader(der, contentsOf: basic)
-            let tbs = try b.read(DERTag.sequence, "ResponseData")
-            let algorithm = try b.read(DERTag.sequence, "signatureAlgorithm")
-            let signature = try b.read(DERTag.bitString, "signature").bitStringBytes(in: der)
-            guard signature.unusedBits == 0 else { throw DERError(description: "OCSP signature is not a whole number of bytes") }
+            let signed = try SignedData(der, basic, tbsName: "ResponseData")
+            let tbs = signed.tbs, algorithm = signed.algorithm
+            var b = signed.rest
             var certificates: [Certificate] = []
             if let certs = try b.readOptional(DERTag.contextSpecific(0, constructed: true)) {
                 var c = DERReader(der, contentsOf: certs)
@@ -152,7 +150,7 @@ public struct OCSPResponse: Sendable, Hashable, CustomStringConvertible {
             guard b.isAtEnd else { throw DERError(description: "extra fields in BasicOCSPResponse") }
             self.certificates = certificates
             self.tbsRange = tbs.encoded
-            self.signatureRange = signature.range
+            self.signatureRange = signed.signatureRange
             self.signatureScheme = SignatureScheme(algorithmIdentifier: der, node: algorithm)
             var a = DERReader(der, contentsOf: algorithm)
             self.signatureAlgorithm = SignatureAlgorithm(oid: try a.read(DERTag.objectIdentifier, "algorithm").objectIdentifier(in: der))
