@@ -75,11 +75,29 @@ enum OpenSSLNativeRevocation {
         }
     }
 
-    /// Whether a recorded verify error is outside what the request asked: a CRL error at the
-    /// anchor's depth (the anchor is never checked), or, in soft mode, "no CRL" at any depth.
-    static func isIgnored(_ error: Int32, depth: Int, anchorDepth: Int?, mode: RevocationPolicy.Mode) -> Bool {
+    /// The depths at which OpenSSL found a CRL and reported it unusable (any CRL error but
+    /// "revoked" and "no CRL").
+    static func unusableCRLDepths(_ errors: [(error: Int32, depth: Int32)]) -> Set<Int> {
+        Set(errors.filter {
+            OpenSSLVerifyErrors.isRevocationError($0.error)
+                && $0.error != X509_V_ERR_CERT_REVOKED && $0.error != X509_V_ERR_UNABLE_TO_GET_CRL
+        }.map { Int($0.depth) })
+    }
+
+    /// Whether a recorded verify error is outside what the request asked, or an artefact of the
+    /// recording callback:
+    /// - any CRL error at the anchor's depth (the anchor is never checked);
+    /// - in soft mode, "no CRL" (`X509_V_ERR_UNABLE_TO_GET_CRL`) at any depth;
+    /// - `X509_V_ERR_CERT_REVOKED` at a depth whose CRL OpenSSL reported unusable (wrong
+    ///   signature, different scope, expired, …). OpenSSL judges one CRL per certificate; on its
+    ///   own it stops at the CRL's error, and only because the callback tells it to carry on does
+    ///   it then read that same CRL's entries. A forged or out-of-scope CRL must not make a
+    ///   certificate "revoked": the CRL's own error is what is reported (still a refusal).
+    static func isIgnored(_ error: Int32, depth: Int, anchorDepth: Int?, unusableCRLDepths: Set<Int>,
+                          mode: RevocationPolicy.Mode) -> Bool {
         guard OpenSSLVerifyErrors.isRevocationError(error) else { return false }
         if depth == anchorDepth { return true }
+        if error == X509_V_ERR_CERT_REVOKED { return unusableCRLDepths.contains(depth) }
         return mode == .soft && error == X509_V_ERR_UNABLE_TO_GET_CRL
     }
 }

@@ -128,10 +128,12 @@ struct OpenSSLNativeVerifier {
         let tooLong = recorder.errors.contains { $0.error == X509_V_ERR_CERT_CHAIN_TOO_LONG }
         let chainLength = X509_STORE_CTX_get0_chain(ctx).map { Int(COpenSSL_sk_X509_num($0)) } ?? 0
         let anchorDepth = anchorDepth(ctx, chainLength: chainLength)
+        let unusableCRLDepths = OpenSSLNativeRevocation.unusableCRLDepths(recorder.errors)
         for (error, depth) in recorder.errors {
             if tooLong && OpenSSLVerifyErrors.portableCode(error) == .unknownIssuer { continue }
-            if crlStack != nil, OpenSSLNativeRevocation.isIgnored(error, depth: Int(depth), anchorDepth: anchorDepth,
-                                                                  mode: request.revocation.policy.mode) { continue }
+            if crlStack != nil, OpenSSLNativeRevocation.isIgnored(
+                error, depth: Int(depth), anchorDepth: anchorDepth, unusableCRLDepths: unusableCRLDepths,
+                mode: request.revocation.policy.mode) { continue }
             failures.append(TrustFailure(
                 OpenSSLVerifyErrors.portableCode(error), certificateIndex: Int(depth),
                 libraryCode: Int(error), detail: OpenSSLVerifyErrors.text(error)))
