@@ -52,6 +52,17 @@ enum OpenSSLNativeRevocation {
                 return .failure(Refusal(code: .revocationStatusUnknown,
                                         message: "OpenSSL cannot parse the CRL of \(crl.issuer): \(reason.isEmpty ? "trailing or missing bytes" : reason)"))
             }
+            // A delta CRL (deltaCRLIndicator) lists only the changes since its base CRL. Without
+            // X509_V_FLAG_EXTENDED_CRL_SUPPORT, OpenSSL 3 scores it like a complete CRL (the check
+            // for a base CRL number sits in the extended-support branch of `get_crl_score`) and
+            // would read "not listed in the changes" as "not revoked" — trust where the base CRL
+            // may say revoked. Deltas are off (no X509_V_FLAG_USE_DELTAS), so a delta is not
+            // given at all: OpenSSL then has no CRL for that issuer, as the engine, which uses
+            // complete CRLs only (the `crl.deltaOnlyHard` shape).
+            if X509_CRL_get_ext_by_NID(parsed, NID_delta_crl, -1) >= 0 {
+                X509_CRL_free(parsed)
+                continue
+            }
             guard COpenSSL_sk_X509_CRL_push(stack, parsed) > 0 else {
                 X509_CRL_free(parsed)
                 COpenSSL_sk_X509_CRL_pop_free(stack)

@@ -100,6 +100,10 @@ extension DifferentialTests {
         crlCase("crl.issuerWithoutCRLSignHard", policy: hardLeafOnly,
                 intermediate: { $0.keyUsage = [.keyCertSign] }) { [try crl($0.intermediate)] },
         crlCase("crl.withoutCRLNumberHard", policy: hardLeafOnly) { [try crl($0.intermediate) { $0.crlNumber = nil }] },
+        crlCase("crl.deltaOnlyHard", policy: hardLeafOnly) { [try crl($0.intermediate) { $0.deltaCRLIndicator = 1 }] },
+        crlCase("crl.indirectHard", policy: hardLeafOnly) {
+            [try crl($0.intermediate) { $0.issuingDistributionPoint = CRLBuilder.IssuingDistributionPoint(indirectCRL: true) }]
+        },
         crlCase("crl.caOnlyScopeForLeafHard", policy: hardLeafOnly) {
             [try crl($0.intermediate, revoking: [$0.leaf]) {
                 $0.issuingDistributionPoint = CRLBuilder.IssuingDistributionPoint(onlyContainsCACerts: true)
@@ -142,6 +146,19 @@ struct DifferentialRevocationTests {
         "crl.issuerWithoutCRLSignHard": (.rejected(.revocationStatusUnknown), .rejected(.revocationStatusUnknown)),
         "crl.withoutCRLNumberHard": (.rejected(.revocationStatusUnknown), .trusted),
         "crl.caOnlyScopeForLeafHard": (.rejected(.revocationStatusUnknown), .rejected(.revocationStatusUnknown)),
+        "crl.deltaOnlyHard": (.rejected(.revocationStatusUnknown), .rejected(.revocationStatusUnknown)),
+        "crl.indirectHard": (.rejected(.revocationStatusUnknown), .rejected(.revocationStatusUnknown)),
+    ]
+
+    /// OpenSSL's own text on the first native failure, where it tells the shapes apart.
+    static let openSSLText: [String: String] = [
+        "crl.revokedLeafHard": "certificate revoked",
+        "crl.missingHard": "unable to get certificate CRL",
+        "crl.staleSoft": "CRL has expired",
+        "crl.futureSoft": "CRL is not yet valid",
+        "crl.wrongSignerSoft": "CRL signature failure",
+        "crl.wrongSignerListsLeafSoft": "CRL signature failure",
+        "crl.caOnlyScopeForLeafHard": "different CRL scope",
     ]
 
     static var openSSL: any TrustBackend { TestBackends.all.first { $0.name == "openssl" }! }
@@ -162,6 +179,9 @@ struct DifferentialRevocationTests {
         // OpenSSL's own codes are kept: a revocation failure names the library's error.
         if case .rejected(let code) = expected.openSSL, code == .revoked || code == .revocationStatusUnknown {
             #expect(native.failures.first?.libraryCode != nil, "\(native)")
+        }
+        if let text = Self.openSSLText[testCase.name] {
+            #expect(native.failures.first?.detail.contains(text) == true, "OpenSSL native on \(testCase.name): \(native)")
         }
     }
 
