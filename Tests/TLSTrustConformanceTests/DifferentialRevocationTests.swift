@@ -76,6 +76,22 @@ extension DifferentialTests {
         crlCase("crl.anchorOnItsOwnCRL", policy: hard) {
             [try crl($0.intermediate), try crl($0.root, revoking: [$0.root])]
         },
+        // The intermediate is the anchor (a partial chain): no CRL speaks for it, and none need,
+        // since the anchor is never checked — OpenSSL's CRL_CHECK_ALL asks anyway.
+        Case(name: "crl.intermediateAnchorHard") {
+            let pki = try TestHierarchy.make()
+            var trust = DifferentialTests.trust([pki.leaf], anchors: [pki.intermediate], host: "www.example.com")
+            trust.crls = [try CertificateRevocationList(derEncoded: crl(pki.intermediate))]
+            trust.revocation = hard
+            return trust
+        },
+        Case(name: "crl.intermediateAnchorRevokesLeafHard") {
+            let pki = try TestHierarchy.make()
+            var trust = DifferentialTests.trust([pki.leaf], anchors: [pki.intermediate], host: "www.example.com")
+            trust.crls = [try CertificateRevocationList(derEncoded: crl(pki.intermediate, revoking: [pki.leaf]))]
+            trust.revocation = hard
+            return trust
+        },
         crlCase("crl.otherCAHard", policy: hardLeafOnly) {
             let other = try TestPKI.issue(.certificateAuthority(commonName: "TLSTrust Other CA"))
             return [try crl(other, revoking: [$0.leaf])]
@@ -130,6 +146,8 @@ struct DifferentialRevocationTests {
         "crl.revokedIntermediateSoft": (.rejected(.revoked), .rejected(.revoked)),
         "crl.revokedIntermediateLeafOnly": (.trusted, .trusted),
         "crl.anchorOnItsOwnCRL": (.trusted, .trusted),
+        "crl.intermediateAnchorHard": (.trusted, .trusted),
+        "crl.intermediateAnchorRevokesLeafHard": (.rejected(.revoked), .rejected(.revoked)),
         "crl.otherCAHard": (.rejected(.revocationStatusUnknown), .rejected(.revocationStatusUnknown)),
         "crl.otherCASoft": (.trusted, .trusted),
         "crl.staleHard": (.rejected(.revocationStatusUnknown), .rejected(.revocationStatusUnknown)),
