@@ -5,7 +5,7 @@ import TLSTrust
 /// nothing added in Swift (the backend's native mode, for comparison with the engine).
 ///
 /// Translates the request into an `X509_VERIFY_PARAM` (time, host or IP, purpose, depth, partial
-/// chains, security level), collects *every* error through a verify callback rather than stopping
+/// chains, security level, CRL checking over the request's CRLs — ``OpenSSLNativeRevocation``), collects *every* error through a verify callback rather than stopping
 /// at the first, and reads back the chain OpenSSL built. The verdict is OpenSSL's alone; where it
 /// differs from the engine's is listed in `docs/backends.md`.
 struct OpenSSLNativeVerifier {
@@ -57,6 +57,17 @@ struct OpenSSLNativeVerifier {
             return fail(.internalError, "OpenSSL: out of memory")
         }
 
+        // Revocation: the request's CRLs, owned by this stack for the whole verification
+        // (`X509_STORE_CTX_set0_crls` borrows it; made before the context, so freed after it).
+        // Given to the context, never to the shared anchor store, which is cached per anchor set
+        // and used by concurrent evaluations.
+        let crlStack: OpaquePointer?
+        switch OpenSSLNativeRevocation.crlStack(for: request) {
+        case .success(let stack): crlStack = stack
+        case .failure(let refusal): return fail(refusal.code, refusal.message)
+        }
+        defer { if let crlStack { COpenSSL_sk_X509_CRL_pop_free(crlStack) } }
+
         guard let ctx = X509_STORE_CTX_new() else { return fail(.internalError, "OpenSSL: out of memory") }
         defer { X509_STORE_CTX_free(ctx) }
         guard X509_STORE_CTX_init(ctx, anchors.store, leaf.ref, untrusted) == 1 else {
@@ -95,16 +106,7 @@ struct OpenSSLNativeVerifier {
         }
         if let refusal = applyIdentityAndPolicies(request, to: param, fail: fail) { return refusal }
 
-        // Revocation: the request's CRLs, owned by this stack for the whole verification
-        // (`X509_STORE_CTX_set0_crls` borrows it). Given to the context, never to the shared
-        // anchor store, which is cached per anchor set and used by concurrent evaluations.
-        let crlStack: OpaquePointer?
-        switch OpenSSLNativeRevocation.crlStack(for: request) {
-        case .success(let stack): crlStack = stack
-        case .failure(let refusal): return fail(refusal.code, refusal.message)
-        }
-        defer { if let crlStack { COpenSSL_sk_X509_CRL_pop_free(crlStack) } }
-        if let crlStack {
+        if let crlStack {  // CRL checking only when the request asks for revocation
             X509_STORE_CTX_set0_crls(ctx, crlStack)
             X509_VERIFY_PARAM_set_flags(param, OpenSSLNativeRevocation.flags(for: request.revocation.policy))
         }
