@@ -243,6 +243,36 @@ struct DifferentialRevocationTests {
         #expect(DifferentialTests.outcome(crlOnly.evaluate(using: Self.openSSL)) == .trusted)
     }
 
+    /// The CRLs belong to one evaluation (its `X509_STORE_CTX`), never to the anchor store that
+    /// evaluations with the same anchors share: concurrent evaluations with and without a CRL
+    /// listing the leaf each get their own verdict.
+    @Test func concurrentEvaluationsDoNotShareCRLs() async throws {
+        let pki = try TestHierarchy.make()
+        let anchors = TrustAnchors.only(pki.anchors.certificates)
+        func trust(revoking: [TestCertificate]) throws -> Trust {
+            var trust = Trust(certificates: pki.chain.certificates, policies: [.ssl(hostname: "www.example.com")], anchors: anchors)
+            trust.engine = .native
+            trust.revocation = RevocationPolicy(mode: .hard, scope: .leafOnly)
+            trust.crls = [try CertificateRevocationList(derEncoded: DifferentialTests.crl(pki.intermediate, revoking: revoking))]
+            return trust
+        }
+        let (revoked, good) = (try trust(revoking: [pki.leaf]), try trust(revoking: []))
+        let backend = Self.openSSL
+        let results = await withTaskGroup(of: (Bool, TestScenario.Expectation).self) { group in
+            for i in 0..<64 {
+                group.addTask {
+                    let isRevoked = i.isMultiple(of: 2)
+                    return (isRevoked, DifferentialTests.outcome((isRevoked ? revoked : good).evaluate(using: backend)))
+                }
+            }
+            return await group.reduce(into: [(Bool, TestScenario.Expectation)]()) { $0.append($1) }
+        }
+        #expect(results.count == 64)
+        for (isRevoked, outcome) in results {
+            #expect(outcome == (isRevoked ? .rejected(.revoked) : .trusted))
+        }
+    }
+
     @Test func requiredFeaturesFollowTheInputs() {
         func features(_ inputs: RevocationInputs) -> NativeVerifierFeatures { inputs.requiredNativeFeatures }
         #expect(features(.none) == [])
