@@ -158,7 +158,7 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         // A nil fetcher is the core's built-in HTTPRevocationFetcher, used only when the policy and
         // SecTrustSetNetworkFetchAllowed both allow the network.
         let evaluation = trust.evaluate(using: SecBackend.current)
-        let consultedRevocation = trust.revocation.isEnabled
+        let consultedRevocation = trust.effectiveRevocationPolicy.isEnabled
 
         // Give back the caller's own certificate objects (and original bytes) where the chain has them.
         var known: [Certificate: SecCertificate] = [:]

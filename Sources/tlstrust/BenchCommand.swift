@@ -14,6 +14,8 @@ import TLSTrustTesting
 /// | `evaluate` | parse + the engine's evaluation, from DER, nothing reused between iterations but the prepared anchors |
 /// | `evaluate-native` | parse + the library's own verifier through TLSTrust (`engine: .native`) |
 /// | `evaluate-cached` | parse + evaluation of a chain already verified: the parse cache and the verified-chain cache answer |
+/// | `evaluate-stapled` | `evaluate` with hard-fail revocation of the leaf and a stapled OCSP response (the same bytes each time, as a server staples them) |
+/// | `evaluate-crl` | `evaluate` with hard-fail revocation of the leaf against a given CRL of 100,000 entries (parsed once, outside the loop) |
 /// | `raw-c` | the library alone, from DER: its parse + its verifier (`RawVerificationBenchmark.verifyFromDER`) |
 /// | `signature-floor` | the chain's two signature verifications with keys imported beforehand |
 /// | `handshake-tls13`, `handshake-tls12` | a full handshake over in-memory pipes, both sides on the backend, the client deciding trust with the engine (verified-chain cache warm) |
@@ -26,7 +28,8 @@ struct BenchCommand: ParsableCommand {
         abstract: "Measure evaluation throughput per backend on a freshly generated PKI.",
         discussion: """
             Operations: parse, evaluate (engine, from DER), evaluate-native (the library's verifier \
-            through TLSTrust), evaluate-cached (re-evaluation of a verified chain), raw-c (the library's \
+            through TLSTrust), evaluate-cached (re-evaluation of a verified chain), evaluate-stapled / evaluate-crl \
+            (evaluate with hard-fail revocation of the leaf against a stapled OCSP response / a 100,000-entry CRL), raw-c (the library's \
             own C verification from DER), signature-floor (two signature checks with imported keys), \
             handshake-tls13 / handshake-tls12 (full handshakes over in-memory pipes, trust decided by the \
             engine) and their -unverified baselines (the client accepts without deciding).
@@ -159,6 +162,8 @@ enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
     case evaluate
     case evaluateNative = "evaluate-native"
     case evaluateCached = "evaluate-cached"
+    case evaluateStapled = "evaluate-stapled"
+    case evaluateCRL = "evaluate-crl"
     case rawC = "raw-c"
     case signatureFloor = "signature-floor"
     case handshakeTLS13 = "handshake-tls13"
@@ -201,24 +206,34 @@ struct BenchFixture {
     /// The minted hierarchy, keys included (nil when the chains were read back from a directory):
     /// the handshakes need the server's key.
     let hierarchy: TestHierarchy?
+    /// A good OCSP response about the leaf, signed by the intermediate (`evaluate-stapled`).
+    let stapledOCSPResponse: [UInt8]?
+    /// The intermediate's CRL of 100,000 entries, not listing the leaf (`evaluate-crl`).
+    let crl: CertificateRevocationList?
 
     /// Mints a fresh hierarchy; with `directory`, reuses the one saved there by an earlier run
     /// (or saves the new one), so that runs compared instruction by instruction see the same bytes.
     init(_ chain: BenchChain, directory: String? = nil) throws {
         let names = ["root", "intermediate", "leaf"]
         let files = names.map { "\(directory ?? "")/\(chain.rawValue)-\($0).der" }
+        let revocationFiles = ["ocsp", "crl"].map { "\(directory ?? "")/\(chain.rawValue)-\($0).der" }
+        var revocation: [[UInt8]] = []
         var ders: [[UInt8]]
         var minted: TestHierarchy?
         if directory != nil, let saved = Optional(files.compactMap { FileManager.default.contents(atPath: $0).map { [UInt8]($0) } }),
            saved.count == 3 {
             ders = saved
+            revocation = revocationFiles.compactMap { FileManager.default.contents(atPath: $0).map { [UInt8]($0) } }
         } else {
             let h = try TestHierarchy.make(keyAlgorithm: chain.keyAlgorithm, leafDNSNames: [Self.host])
             ders = [h.root.der, h.intermediate.der, h.leaf.der]
             minted = h
+            var crl = try CRLBuilder(issuer: h.intermediate)
+            crl.syntheticEntryCount = 100_000
+            revocation = [try TestPKI.ocspResponse(for: h.leaf, issuer: h.intermediate), try crl.build()]
             if let directory {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                for (file, der) in zip(files, ders) { try Data(der).write(to: URL(fileURLWithPath: file)) }
+                for (file, der) in zip(files + revocationFiles, ders + revocation) { try Data(der).write(to: URL(fileURLWithPath: file)) }
             }
         }
         root = try Certificate(derEncoded: ders[0])
@@ -227,6 +242,8 @@ struct BenchFixture {
         presentedDER = [ders[2], ders[1]]
         anchors = TrustAnchors.only([root])
         hierarchy = minted
+        stapledOCSPResponse = revocation.count == 2 ? revocation[0] : nil
+        crl = revocation.count == 2 ? try CertificateRevocationList(derEncoded: revocation[1]) : nil
     }
 
     /// The work of one iteration of `operation`, after checking once that it succeeds (a benchmark
@@ -234,11 +251,17 @@ struct BenchFixture {
     func body(for operation: BenchOperation, backend: (any TrustBackend)?) throws -> () -> Bool {
         let der = presentedDER
         let anchors = self.anchors
-        func evaluation(_ engine: TrustEngine, backend: any TrustBackend) -> () -> Bool {
+        func evaluation(_ engine: TrustEngine, backend: any TrustBackend, stapled: [UInt8]? = nil,
+                        crl: CertificateRevocationList? = nil) -> () -> Bool {
             {
                 guard let chain = try? der.map({ try Certificate(derEncoded: $0) }) else { return false }
                 var trust = Trust(certificates: chain, policies: [.ssl(hostname: Self.host)], anchors: anchors)
                 trust.engine = engine
+                if stapled != nil || crl != nil {
+                    trust.revocation = RevocationPolicy(mode: .hard, scope: .leafOnly)
+                    trust.stapledOCSPResponses = stapled.map { [$0] } ?? []
+                    trust.crls = crl.map { [$0] } ?? []
+                }
                 return trust.evaluate(using: backend).isTrusted
             }
         }
@@ -255,6 +278,14 @@ struct BenchFixture {
             CertificateParseCache.isEnabled = false
             VerifiedChainCache.isEnabled = false
             body = evaluation(.native, backend: backend)
+        case (.evaluateStapled, let backend?), (.evaluateCRL, let backend?):
+            guard let stapledOCSPResponse, let crl else {
+                throw TLSTrustError(.unsupported, "\(operation.rawValue): the saved fixtures hold no OCSP response or CRL (unsupported)")
+            }
+            CertificateParseCache.isEnabled = false
+            VerifiedChainCache.isEnabled = false
+            body = operation == .evaluateStapled ? evaluation(.core, backend: backend, stapled: stapledOCSPResponse)
+                : evaluation(.core, backend: backend, crl: crl)
         case (.evaluateCached, let backend?):
             CertificateParseCache.isEnabled = true
             VerifiedChainCache.isEnabled = true

@@ -46,6 +46,19 @@ enum BenchReport {
             lines.append(parses.map { "core parse of the presented chain (\($0.chain), 2 certificates): \(format(micros: $0.microsPerOp)) µs" }
                 .joined(separator: "\n"))
         }
+        let revocation = keys.compactMap { backend, chain -> String? in
+            guard let plain = find(backend, chain, .evaluate) else { return nil }
+            let parts = [(BenchOperation.evaluateStapled, "stapled OCSP response"), (.evaluateCRL, "CRL of 100,000 entries")]
+                .compactMap { operation, label -> String? in
+                    guard let r = find(backend, chain, operation) else { return nil }
+                    return "\(label) \(format(micros: r.microsPerOp)) µs (+\(format(micros: max(0, r.microsPerOp - plain.microsPerOp))) µs)"
+                }
+            return parts.isEmpty ? nil : "revocation of the leaf, hard-fail, \(backend) \(chain): " + parts.joined(separator: ", ")
+        }
+        if !revocation.isEmpty {
+            lines.append("")
+            lines += revocation
+        }
         lines.append("")
         lines.append("raw C: the library's own parse + verification from DER; signature floor: two signature checks with imported keys.")
         lines.append("handshakes/s: full handshakes over in-memory pipes, trust decided by the engine; ÷ unverified: that rate over the rate of a client that accepts without deciding.")
@@ -63,6 +76,7 @@ enum BenchReport {
     /// Operation colours in the chart, in the order bars are drawn.
     static let palette: [(BenchOperation, String)] = [
         (.evaluate, "#1f77b4"), (.evaluateNative, "#ff7f0e"), (.evaluateCached, "#2ca02c"),
+        (.evaluateStapled, "#17becf"), (.evaluateCRL, "#e377c2"),
         (.rawC, "#7f7f7f"), (.signatureFloor, "#bcbd22"), (.parse, "#9467bd"),
         (.handshakeTLS13, "#d62728"), (.handshakeTLS12, "#8c564b"),
     ]

@@ -29,9 +29,11 @@ public struct Trust: Sendable {
     public var usesVerifiedChainCache = true
     /// Whether and how revocation status is consulted (default ``RevocationPolicy/off``).
     public var revocation: RevocationPolicy = .off
-    /// CRLs the app supplies (`--crl`), used for the certificates their issuers signed.
+    /// CRLs the app supplies (`--crl`), used for the certificates their issuers signed. Given with
+    /// ``revocation`` off, they are still consulted, under soft-fail (``effectiveRevocationPolicy``).
     public var crls: [CertificateRevocationList] = []
-    /// DER OCSPResponses the app supplies (`--ocsp-response`, `SecTrustSetOCSPResponse`).
+    /// DER OCSPResponses the app supplies (`--ocsp-response`, `SecTrustSetOCSPResponse`); like
+    /// ``crls``, consulted even with ``revocation`` off.
     public var ocspResponses: [[UInt8]] = []
     /// DER OCSPResponses the server stapled in the handshake (status_request), leaf first where
     /// the library tells them apart. Set by ``TLSHandshakeContext``.
@@ -159,10 +161,19 @@ public struct Trust: Sendable {
             certificatePolicyInputs: identityAndPolicies.certificatePolicies ?? .default,
             emailAddresses: identityAndPolicies.emailAddresses,
             requiredKeyUsage: identityAndPolicies.keyUsage,
-            revocation: RevocationInputs(policy: revocation, crls: crls, ocspResponses: ocspResponses,
+            revocation: RevocationInputs(policy: effectiveRevocationPolicy, crls: crls, ocspResponses: ocspResponses,
                                          stapledOCSPResponses: stapledOCSPResponses,
                                          fetcher: revocation.allowsNetworkFetch ? (revocationFetcher ?? HTTPRevocationFetcher()) : nil)
         )
+    }
+
+    /// ``revocation``, except that answers the app gave itself (``crls``, ``ocspResponses``) are
+    /// never ignored: with the policy off they are consulted under soft-fail, offline — as the
+    /// tool's `--crl` and Apple's `SecTrustSetOCSPResponse` do. Stapled responses alone do not
+    /// turn revocation on (a client may ask for them only to read them).
+    public var effectiveRevocationPolicy: RevocationPolicy {
+        guard !revocation.isEnabled, !crls.isEmpty || !ocspResponses.isEmpty else { return revocation }
+        return RevocationPolicy(mode: .soft, maximumClockSkew: revocation.maximumClockSkew)
     }
 
     static func refusal(_ code: TrustFailureCode, _ message: String, backend: String) -> TrustEvaluation {

@@ -163,7 +163,12 @@ struct ConformanceCase: Sendable {
         var date: Date?
         var crls: [CertificateRevocationList] = []
         do {
-            crls = try (testcase.crls ?? []).flatMap { try CertificateRevocationList.crls(pemOrDER: Array($0.utf8)) }
+            do {
+                crls = try (testcase.crls ?? []).flatMap { try CertificateRevocationList.crls(pemOrDER: Array($0.utf8)) }
+            } catch let error as TLSTrustError {
+                // `tlstrust evaluate --crl` refuses such a file as bad input (exit 2): no verdict.
+                throw NotExpressible("a CRL of the case cannot be read (\(error.message))")
+            }
             (policies, date) = try Self.translate(testcase)
         } catch let error as NotExpressible {
             reason = error.reason

@@ -51,11 +51,15 @@ struct CRLBuilderTests {
             let serial = leaf.certificate.serialNumber.drop { $0 == 0 }.map { String(format: "%02X", $0) }.joined()
             #expect(text.contains("Serial Number: \(serial)"), "\(serial)")
         }
-        // The core's own parser refuses the unknown critical entry extension, and reads the rest.
-        #expect(throws: TLSTrustError.self) { try CertificateRevocationList(derEncoded: builder.build()) }
+        // The core's own parser reads a CRL with an unknown critical entry extension but marks it
+        // unusable (the engine never relies on it); without that entry it is usable.
+        let marked = try CertificateRevocationList(derEncoded: builder.build())
+        #expect(marked.unusableReason != nil)
         builder.entries.removeLast()
         let parsed = try CertificateRevocationList(derEncoded: builder.build())
         #expect(parsed.entries.count == 3)
+        // Still unusable: a complete CRL may not carry removeFromCRL (only a delta CRL may).
+        #expect(parsed.unusableReason?.contains("removeFromCRL") == true, "\(String(describing: parsed.unusableReason))")
         #expect(leaves.prefix(3).allSatisfy { parsed.lists($0.certificate) })
     }
 

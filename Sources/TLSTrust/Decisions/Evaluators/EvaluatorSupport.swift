@@ -55,7 +55,12 @@ struct EvaluationRun {
     /// `.defaultEvaluationFailed`.
     func validate(_ trust: Trust, expectedPins: [String] = [], pinnedCertificates: [Certificate] = [],
                   what: String = "default validation") throws -> ValidatedChain {
-        let evaluation = trust.evaluate(using: backend)
+        try validated(trust.evaluate(using: backend), expectedPins: expectedPins, pinnedCertificates: pinnedCertificates, what: what)
+    }
+
+    /// The validated chain of `evaluation`, or the refusal its failures call for.
+    func validated(_ evaluation: TrustEvaluation, expectedPins: [String] = [], pinnedCertificates: [Certificate] = [],
+                   what: String = "default validation") throws -> ValidatedChain {
         if let chain = evaluation.validatedChain { return chain }
         let primary = evaluation.primaryFailure
         let nameOnly = evaluation.failures.allSatisfy { $0.code == .hostnameMismatch || $0.code == .ipAddressMismatch }

@@ -89,16 +89,17 @@ public struct RevocationTrustEvaluator: ServerTrustEvaluating {
         checked.crls += crls
         checked.ocspResponses += ocspResponses
         let evaluation = checked.evaluate(using: backend)
-        guard let chain = evaluation.validatedChain else {
-            let revocation = evaluation.failures.first { $0.code == .revoked || $0.code == .revocationStatusUnknown }
-            if let revocation {
-                throw run.error(.revocationCheckFailed, "\(revocation)", evaluation: evaluation)
-            }
-            throw run.error(.defaultEvaluationFailed, "default validation failed: \(evaluation.primaryFailure.map { "\($0)" } ?? "no chain")",
+        if let revocation = evaluation.failures.first(where: { $0.code == .revoked || $0.code == .revocationStatusUnknown }) {
+            let index = revocation.certificateIndex ?? 0
+            let subject = index < evaluation.chain.count ? "\(evaluation.chain[index].subject)" : "?"
+            let record = evaluation.revocation.first { $0.certificateIndex == index }
+            let what = revocation.code == .revoked ? "is revoked" : "has an unknown revocation status"
+            throw run.error(.revocationCheckFailed, "certificate at index \(index) (\(subject)) \(what): \(record?.detail ?? revocation.detail)",
                             evaluation: evaluation)
         }
+        let chain = try run.validated(evaluation)
         let good = evaluation.revocation.filter { $0.status == .good }.count
-        return run.decision(chain, "validated; revocation \(policy): \(good) of \(evaluation.revocation.count) certificate(s) answered good, none revoked")
+        return run.decision(chain, "validated; \(good) of \(evaluation.revocation.count) certificate(s) covered by a usable answer, none revoked (revocation \(policy))")
     }
 
     public func lint() -> [LintWarning] {

@@ -99,7 +99,7 @@ struct OCSPJudge<Backend: TrustBackend> {
     static func names(_ id: OCSPResponse.ResponderID, _ certificate: Certificate) -> Bool {
         switch id {
         case .byName(let name): name.normalized == certificate.subject.normalized
-        case .byKeyHash(let hash): hash == SHA1.hash(Array(certificate.publicKey.subjectPublicKeyBytes))
+        case .byKeyHash(let hash): hash == certificate.ocspIssuerHashes(.sha1).key
         }
     }
 }

@@ -25,6 +25,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         /// Whether an issuer's key verified this certificate, when it signs OCSP responses as a
         /// delegated responder (checked once per issuer key and backend).
         let revocationSignerMemo = SignerMemo()
+        /// The hashes of its name and key that OCSP CertIDs of the certificates it issued carry,
+        /// per digest: computed once, since every stapled response is matched against them.
+        let ocspIssuerHashes = Locked<[OCSPCertID.HashAlgorithm: (name: [UInt8], key: [UInt8])]>([:])
         init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
             self.der = der
             self.digest = digest
@@ -66,6 +69,14 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
     var fields: ParsedCertificate { storage.fields }
     var revocationSignerMemo: SignerMemo { storage.revocationSignerMemo }
+
+    /// The issuerNameHash and issuerKeyHash of a CertID naming this certificate as the issuer.
+    func ocspIssuerHashes(_ algorithm: OCSPCertID.HashAlgorithm) -> (name: [UInt8], key: [UInt8]) {
+        if let known = storage.ocspIssuerHashes.withLock({ $0[algorithm] }) { return known }
+        let hashes = (name: algorithm.digest(subject.derEncoded), key: algorithm.digest(Array(publicKey.subjectPublicKeyBytes)))
+        storage.ocspIssuerHashes.withLock { $0[algorithm] = hashes }
+        return hashes
+    }
 
     /// X.509 version number as people write it (1, 2 or 3).
     public var version: Int { fields.version }

@@ -332,8 +332,7 @@ public struct OCSPCertID: Sendable, Hashable, CustomStringConvertible {
     /// The CertID of `certificate` issued by `issuer`.
     public init(certificate: Certificate, issuer: Certificate, hashAlgorithm: HashAlgorithm = .sha1) {
         self.hashAlgorithm = hashAlgorithm
-        issuerNameHash = hashAlgorithm.digest(issuer.subject.derEncoded)
-        issuerKeyHash = hashAlgorithm.digest(Array(issuer.publicKey.subjectPublicKeyBytes))
+        (issuerNameHash, issuerKeyHash) = issuer.ocspIssuerHashes(hashAlgorithm)
         serialNumber = certificate.serialNumber
     }
 
@@ -358,7 +357,8 @@ public struct OCSPCertID: Sendable, Hashable, CustomStringConvertible {
     /// Whether this CertID names `certificate` as issued by `issuer`.
     public func identifies(_ certificate: Certificate, issuedBy issuer: Certificate) -> Bool {
         guard let hashAlgorithm, serialNumber == certificate.serialNumber else { return false }
-        return self == OCSPCertID(certificate: certificate, issuer: issuer, hashAlgorithm: hashAlgorithm)
+        let (name, key) = issuer.ocspIssuerHashes(hashAlgorithm)
+        return issuerNameHash == name && issuerKeyHash == key
     }
 
     /// The DER `CertID` (for requests).

@@ -14,10 +14,13 @@ struct EngineRevocationTests {
 
     // MARK: Policy
 
-    @Test("off: answers are not consulted; soft: no answer is tolerated; hard: no answer is refused")
+    @Test("off: nothing consulted unless the app gives answers; soft: no answer is tolerated; hard: no answer is refused")
     func modes() throws {
         let revoking = try f.leafCRL(revoking: [.init(f.leaf)])
-        expectEngine(try f.trust(.off, crls: [revoking]), .trusted, "off never consults revocation")
+        expectEngine(try f.trust(.off), .trusted, "off, nothing given")
+        expectEngine(try f.trust(.off, crls: [revoking]), .refused(.revoked), "an answer the app gave is never ignored: soft-fail")
+        expectEngine(try f.trust(.off, stapled: [try f.leafOCSP(.revoked(at: Date(timeIntervalSinceNow: -60)))]), .trusted,
+                     "a staple alone does not turn revocation on")
         expectEngine(try f.trust(RevocationFixture.soft), .trusted, "soft with no answer")
         expectEngine(try f.trust(RevocationFixture.hard), .refused(.revocationStatusUnknown), "hard with no answer")
         expectEngine(try f.trust(RevocationFixture.soft, crls: [revoking]), .refused(.revoked))
