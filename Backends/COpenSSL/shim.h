@@ -26,6 +26,13 @@ static inline void COpenSSL_sk_X509_free(STACK_OF(X509) *sk) { sk_X509_free(sk);
 /// Frees the stack and drops one reference to each certificate in it.
 static inline void COpenSSL_sk_X509_pop_free(STACK_OF(X509) *sk) { sk_X509_pop_free(sk, X509_free); }
 
+/// CRL stacks for `X509_STORE_CTX_set0_crls` (the native verifier's revocation inputs).
+static inline STACK_OF(X509_CRL) *COpenSSL_sk_X509_CRL_new_null(void) { return sk_X509_CRL_new_null(); }
+/// Takes over the caller's reference to `crl` on success.
+static inline int COpenSSL_sk_X509_CRL_push(STACK_OF(X509_CRL) *sk, X509_CRL *crl) { return sk_X509_CRL_push(sk, crl); }
+/// Frees the stack and drops one reference to each CRL in it.
+static inline void COpenSSL_sk_X509_CRL_pop_free(STACK_OF(X509_CRL) *sk) { sk_X509_CRL_pop_free(sk, X509_CRL_free); }
+
 static inline int COpenSSL_X509_STORE_CTX_set_app_data(X509_STORE_CTX *ctx, void *data) {
     return X509_STORE_CTX_set_ex_data(ctx, 0, data);
 }

@@ -5,7 +5,7 @@ import TLSTrust
 /// nothing added in Swift (the backend's native mode, for comparison with the engine).
 ///
 /// Translates the request into an `X509_VERIFY_PARAM` (time, host or IP, purpose, depth, partial
-/// chains, security level), collects *every* error through a verify callback rather than stopping
+/// chains, security level, CRL checking over the request's CRLs — ``OpenSSLNativeRevocation``), collects *every* error through a verify callback rather than stopping
 /// at the first, and reads back the chain OpenSSL built. The verdict is OpenSSL's alone; where it
 /// differs from the engine's is listed in `docs/backends.md`.
 struct OpenSSLNativeVerifier {
@@ -57,6 +57,17 @@ struct OpenSSLNativeVerifier {
             return fail(.internalError, "OpenSSL: out of memory")
         }
 
+        // Revocation: the request's CRLs, owned by this stack for the whole verification
+        // (`X509_STORE_CTX_set0_crls` borrows it; made before the context, so freed after it).
+        // Given to the context, never to the shared anchor store, which is cached per anchor set
+        // and used by concurrent evaluations.
+        let crlStack: OpaquePointer?
+        switch OpenSSLNativeRevocation.crlStack(for: request) {
+        case .success(let stack): crlStack = stack
+        case .failure(let refusal): return fail(refusal.code, refusal.message)
+        }
+        defer { if let crlStack { COpenSSL_sk_X509_CRL_pop_free(crlStack) } }
+
         guard let ctx = X509_STORE_CTX_new() else { return fail(.internalError, "OpenSSL: out of memory") }
         defer { X509_STORE_CTX_free(ctx) }
         guard X509_STORE_CTX_init(ctx, anchors.store, leaf.ref, untrusted) == 1 else {
@@ -95,6 +106,11 @@ struct OpenSSLNativeVerifier {
         }
         if let refusal = applyIdentityAndPolicies(request, to: param, fail: fail) { return refusal }
 
+        if let crlStack {  // CRL checking only when the request asks for revocation
+            X509_STORE_CTX_set0_crls(ctx, crlStack)
+            X509_VERIFY_PARAM_set_flags(param, OpenSSLNativeRevocation.flags(for: request.revocation.policy))
+        }
+
         let recorder = Recorder()
         _ = COpenSSL_X509_STORE_CTX_set_app_data(ctx, Unmanaged.passUnretained(recorder).toOpaque())
         X509_STORE_CTX_set_verify_cb(ctx) { ok, ctx in
@@ -112,8 +128,14 @@ struct OpenSSLNativeVerifier {
         // When the depth limit stops path building, OpenSSL also reports the issuer it did not look
         // for as missing; that is a consequence, not a second reason, so only the limit is kept.
         let tooLong = recorder.errors.contains { $0.error == X509_V_ERR_CERT_CHAIN_TOO_LONG }
+        let chainLength = X509_STORE_CTX_get0_chain(ctx).map { Int(COpenSSL_sk_X509_num($0)) } ?? 0
+        let anchorDepth = anchorDepth(ctx, chainLength: chainLength)
+        let unusableCRLDepths = OpenSSLNativeRevocation.unusableCRLDepths(recorder.errors)
         for (error, depth) in recorder.errors {
             if tooLong && OpenSSLVerifyErrors.portableCode(error) == .unknownIssuer { continue }
+            if crlStack != nil, OpenSSLNativeRevocation.isIgnored(
+                error, depth: Int(depth), anchorDepth: anchorDepth, unusableCRLDepths: unusableCRLDepths,
+                mode: request.revocation.policy.mode) { continue }
             failures.append(TrustFailure(
                 OpenSSLVerifyErrors.portableCode(error), certificateIndex: Int(depth),
                 libraryCode: Int(error), detail: OpenSSLVerifyErrors.text(error)))
@@ -127,6 +149,15 @@ struct OpenSSLNativeVerifier {
         }
 
         return request.evaluation(chain: builtChain(ctx, inputs: inputs), failures: failures, backendName: backendName)
+    }
+
+    /// The depth of the chain's last certificate when it is one of the request's anchors (OpenSSL
+    /// found a trusted path), else nil.
+    private func anchorDepth(_ ctx: OpaquePointer, chainLength: Int) -> Int? {
+        guard chainLength > 0, let stack = X509_STORE_CTX_get0_chain(ctx),
+              let last = COpenSSL_sk_X509_value(stack, Int32(chainLength - 1)),
+              anchors.byPointer[UnsafeRawPointer(last)] != nil else { return nil }
+        return chainLength - 1
     }
 
     /// The chain OpenSSL built, as the caller's `Certificate` values where possible.

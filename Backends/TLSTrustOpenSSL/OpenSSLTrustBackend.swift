@@ -33,7 +33,7 @@ public struct OpenSSLTrustBackend: TrustBackend, NativeTrustVerifier, IdentityIm
     /// Built once: the engine asks for the schemes on every signature it checks.
     private static let schemes: Set<SignatureScheme> = SignatureScheme.all
     private static let features: NativeVerifierFeatures = [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains,
-                         .certificatePolicies, .emailAddress]
+                         .certificatePolicies, .emailAddress, .crlRevocation]
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try OpenSSLCertificate(derEncoded: derEncoded)

@@ -4,8 +4,11 @@ import TLSTrust
 /// Maps OpenSSL's `X509_V_ERR_*` verification errors onto TLSTrust's portable codes.
 ///
 /// Every code OpenSSL 3.0 defines is listed, so that nothing falls through by accident; codes that
-/// cannot arise in TLSTrust's use (CRLs, DANE, OCSP, Suite B) map to `.internalError`, which is
-/// fatal — an unexpected error never becomes trust.
+/// cannot arise in TLSTrust's use (DANE, OCSP, Suite B) map to `.internalError`, which is
+/// fatal — an unexpected error never becomes trust. CRL errors arise only when the request asks
+/// for revocation (``OpenSSLNativeRevocation``): a listed certificate is `.revoked`; every error
+/// about a CRL that is missing or cannot be used is `.revocationStatusUnknown`, the engine's code
+/// for "no usable answer" under hard-fail.
 enum OpenSSLVerifyErrors {
     static func portableCode(_ error: Int32) -> TrustFailureCode {
         switch error {
@@ -32,11 +35,11 @@ enum OpenSSLVerifyErrors {
             return .pathLengthExceeded
         case X509_V_ERR_INVALID_PURPOSE:
             return .purposeNotAllowed
-        case X509_V_ERR_KEYUSAGE_NO_CERTSIGN, X509_V_ERR_KEYUSAGE_NO_CRL_SIGN,
-             X509_V_ERR_KEYUSAGE_NO_DIGITAL_SIGNATURE:
+        case _ where isRevocationError(error) && error != X509_V_ERR_CERT_REVOKED:
+            return .revocationStatusUnknown
+        case X509_V_ERR_KEYUSAGE_NO_CERTSIGN, X509_V_ERR_KEYUSAGE_NO_DIGITAL_SIGNATURE:
             return .invalidKeyUsage
-        case X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION, X509_V_ERR_UNHANDLED_CRITICAL_CRL_EXTENSION,
-             X509_V_ERR_UNSUPPORTED_EXTENSION_FEATURE:
+        case X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION, X509_V_ERR_UNSUPPORTED_EXTENSION_FEATURE:
             return .unhandledCriticalExtension
         case X509_V_ERR_INVALID_NON_CA, X509_V_ERR_INVALID_CA, X509_V_ERR_PROXY_CERTIFICATES_NOT_ALLOWED:
             return .notCertificateAuthority
@@ -66,9 +69,28 @@ enum OpenSSLVerifyErrors {
         case X509_V_ERR_NO_EXPLICIT_POLICY:
             return .certificatePolicyViolated
         default:
-            // X509_V_ERR_UNSPECIFIED, OUT_OF_MEM, INVALID_CALL, STORE_LOOKUP, and CRL / DANE / OCSP /
+            // X509_V_ERR_UNSPECIFIED, OUT_OF_MEM, INVALID_CALL, STORE_LOOKUP, and DANE / OCSP /
             // SCT / Suite B codes that TLSTrust never enables.
             return .internalError
+        }
+    }
+
+    /// The errors OpenSSL's CRL checking (`check_revocation` → `check_cert`, `check_crl`,
+    /// `cert_crl` in crypto/x509/x509_vfy.c) reports, and only those: raised only under
+    /// `X509_V_FLAG_CRL_CHECK`. `KEYUSAGE_NO_CRL_SIGN` and `UNHANDLED_CRITICAL_CRL_EXTENSION` are
+    /// about the CRL or its issuer, never about the path. Not listed: `UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY`,
+    /// which `check_crl` shares with certificate signatures (it stays `.badSignature`).
+    static func isRevocationError(_ error: Int32) -> Bool {
+        switch error {
+        case X509_V_ERR_CERT_REVOKED, X509_V_ERR_UNABLE_TO_GET_CRL, X509_V_ERR_UNABLE_TO_GET_CRL_ISSUER,
+             X509_V_ERR_UNABLE_TO_DECRYPT_CRL_SIGNATURE, X509_V_ERR_CRL_SIGNATURE_FAILURE,
+             X509_V_ERR_CRL_NOT_YET_VALID, X509_V_ERR_CRL_HAS_EXPIRED,
+             X509_V_ERR_ERROR_IN_CRL_LAST_UPDATE_FIELD, X509_V_ERR_ERROR_IN_CRL_NEXT_UPDATE_FIELD,
+             X509_V_ERR_KEYUSAGE_NO_CRL_SIGN, X509_V_ERR_UNHANDLED_CRITICAL_CRL_EXTENSION,
+             X509_V_ERR_DIFFERENT_CRL_SCOPE, X509_V_ERR_CRL_PATH_VALIDATION_ERROR:
+            return true
+        default:
+            return false
         }
     }
 

@@ -12,7 +12,7 @@ import Testing
 ///   portable code, or the difference is in "Verdict differences" — and a listed difference that
 ///   no longer matches what a backend does fails too.
 /// - The native catalogue (`nativeCatalogue`: every conformance scenario plus host-name,
-///   name-constraint, key, path-building and web-PKI attack shapes): the engine's verdict is the
+///   name-constraint, key, path-building, web-PKI attack and CRL revocation shapes): the engine's verdict is the
 ///   same on every backend — a hard failure otherwise, since the engine owns every rule — and a
 ///   native verifier differs from it only where "Native deviations from the engine" says so, with
 ///   a reason; a listed deviation that no longer occurs fails, so the table stays true.
@@ -168,7 +168,7 @@ struct DifferentialTests {
         shapeCase("path.expiredCrossFirst") { try PathShape.deadEndCrossCertificateFirst(.expired) },
         shapeCase("path.cycle") { try PathShape.cycle(length: 2) },
         shapeCase("path.sameNamedRealLast") { try PathShape.sameNamedIntermediates(count: 4) },
-    ]
+    ] + revocationCatalogue
 
     @Test("engine verdicts agree across backends; native deviations are listed", arguments: nativeCatalogue)
     func native(_ testCase: Case) throws {

@@ -195,7 +195,7 @@ public struct TrustEvaluationRequest: Sendable {
         if !certificatePolicyInputs.isDefault { f.insert(.certificatePolicies) }
         if !emailAddresses.isEmpty { f.insert(.emailAddress) }
         if !requiredKeyUsage.isEmpty { f.insert(.keyUsage) }
-        if revocation.policy.isEnabled { f.insert(.revocation) }
+        if revocation.policy.isEnabled { f.formUnion(revocation.requiredNativeFeatures) }
         return f
     }
 

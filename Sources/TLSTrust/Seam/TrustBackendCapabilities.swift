@@ -45,14 +45,27 @@ public struct NativeVerifierFeatures: OptionSet, Sendable, Hashable, CustomStrin
     public static let emailAddress = Self(rawValue: 1 << 7)
     /// keyUsage bits the leaf must assert.
     public static let keyUsage = Self(rawValue: 1 << 8)
-    /// Revocation checking with the request's CRLs and OCSP responses.
-    public static let revocation = Self(rawValue: 1 << 9)
+    /// Revocation checking over the CRLs the request carries, nothing else: soft or hard mode,
+    /// leaf or whole chain. Split from OCSP and fetching because a library's verifier commonly
+    /// takes CRLs (OpenSSL's `X509_STORE_CTX`) but no OCSP response and fetches nothing: a
+    /// request needing more is refused rather than checked with part of its answers.
+    public static let crlRevocation = Self(rawValue: 1 << 9)
+    /// Revocation checking that can consult OCSP responses (given or stapled), or that may be
+    /// answered by OCSP alone (a policy whose methods leave CRLs out).
+    public static let ocspRevocation = Self(rawValue: 1 << 10)
+    /// Fetching revocation answers over the network during the evaluation
+    /// (``RevocationPolicy/allowsNetworkFetch``).
+    public static let revocationFetching = Self(rawValue: 1 << 11)
+    /// Everything revocation can ask of a native verifier.
+    public static let revocation: Self = [.crlRevocation, .ocspRevocation, .revocationFetching]
 
     static let names: [(Self, String)] = [
         (.verificationTime, "verification time"), (.dnsHostName, "DNS host name"),
         (.ipAddressHost, "IP address host"), (.purpose, "purpose"), (.maximumDepth, "maximum depth"),
         (.partialChains, "partial chains"), (.certificatePolicies, "certificate policies"),
-        (.emailAddress, "e-mail address"), (.keyUsage, "key usage"), (.revocation, "revocation"),
+        (.emailAddress, "e-mail address"), (.keyUsage, "key usage"),
+        (.crlRevocation, "revocation (CRLs)"), (.ocspRevocation, "revocation (OCSP)"),
+        (.revocationFetching, "revocation (network fetch)"),
     ]
 
     public var description: String {

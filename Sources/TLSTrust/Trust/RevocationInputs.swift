@@ -24,6 +24,23 @@ public struct RevocationInputs: Sendable {
 
     /// Revocation off, nothing supplied.
     public static let none = RevocationInputs(policy: .off)
+
+    /// What a native verifier must be able to be told to honour these inputs (empty when the
+    /// policy is off). CRLs alone need ``NativeVerifierFeatures/crlRevocation``; any OCSP answer
+    /// the engine would consult, or a policy that OCSP alone may answer, needs
+    /// ``NativeVerifierFeatures/ocspRevocation``, so that a verifier that reads only CRLs is never
+    /// handed a request it would judge without the OCSP responses the engine would use; allowing
+    /// the network needs ``NativeVerifierFeatures/revocationFetching``.
+    public var requiredNativeFeatures: NativeVerifierFeatures {
+        guard policy.isEnabled else { return [] }
+        var f: NativeVerifierFeatures = [.crlRevocation]
+        let ocspAnswers = !ocspResponses.isEmpty || !stapledOCSPResponses.isEmpty
+        if !policy.methods.contains(.crl) || (policy.methods.contains(.ocsp) && ocspAnswers) {
+            f.insert(.ocspRevocation)
+        }
+        if policy.allowsNetworkFetch { f.insert(.revocationFetching) }
+        return f
+    }
 }
 
 /// What the engine found out about one certificate's revocation status.

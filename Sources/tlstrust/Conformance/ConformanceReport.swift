@@ -79,8 +79,11 @@ enum ConformanceReport {
               `key_usage` is `.keyUsage(_:)` (every bit required);
             - a leaf that does not parse is a rejection; an intermediate or anchor that does not parse
               is left out;
-            - not run: CRLs and required signature algorithms (not expressible yet), and evaluations
-              a backend cannot honour (`.unsupported`).
+            - a case's CRLs are `trust.crls` with hard-fail revocation over the whole chain (the
+              anchor excepted), nothing fetched;
+            - not run: required signature algorithms (not expressible yet), and evaluations a
+              backend cannot honour (`.unsupported`: OpenSSL's native verifier takes CRLs; GnuTLS's
+              and mbedTLS's are told no CRL nor a verification date).
 
             Outcomes: **pass**; **false accept** (trusted, but the case expects FAILURE); **false
             reject** (refused, but the case expects SUCCESS); **not run**.

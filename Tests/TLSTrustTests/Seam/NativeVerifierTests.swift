@@ -86,6 +86,16 @@ struct NativeVerifierTests {
             (.verificationTime, evaluate(name, pki.chain, anchors: pki.anchors, at: Date())),
             (.ipAddressHost, evaluate(name, pki.chain, anchors: pki.anchors, policies: [.ssl(server: true, hostname: "127.0.0.1")])),
             (.maximumDepth, evaluate(name, pki.chain, anchors: pki.anchors, policies: [.basicX509, .maximumChainDepth(1)])),
+            (.crlRevocation, try { () throws -> TrustEvaluation in
+                // Soft-fail with the intermediate's CRL (not listing the leaf) and none for the
+                // intermediate: trusted by a verifier that takes CRLs.
+                var trust = Trust(certificates: pki.chain.certificates, policies: [.ssl(server: true, hostname: Self.host)],
+                                  anchors: .only(pki.anchors.certificates))
+                trust.engine = .native
+                trust.revocation = .soft
+                trust.crls = [try CertificateRevocationList(derEncoded: TestPKI.issueCRL(issuer: pki.intermediate))]
+                return trust.evaluate(using: TestBackends.named(name))
+            }()),
         ]
         for (feature, evaluation) in requests {
             if capabilities.contains(feature) {
@@ -98,7 +108,7 @@ struct NativeVerifierTests {
 
     @Test func theDeclaredNativeFeaturesAreWhatEachLibraryCanBeTold() {
         #expect(OpenSSLTrustBackend().capabilities.nativeVerifier == [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains,
-                                                                      .certificatePolicies, .emailAddress])
+                                                                      .certificatePolicies, .emailAddress, .crlRevocation])
         #expect(GnuTLSTrustBackend().capabilities.nativeVerifier == [.dnsHostName, .ipAddressHost, .purpose, .partialChains])
         #expect(MbedTLSTrustBackend().capabilities.nativeVerifier == [.dnsHostName, .purpose, .partialChains])
     }
