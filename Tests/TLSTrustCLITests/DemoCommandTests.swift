@@ -12,6 +12,13 @@ struct DemoCommandTests {
         let result = try ToolRunner.run(["demo"], timeout: 300)
         result.expectExit(0)
         #expect(!result.stdout.contains("UNEXPECTED"), "\(result)")
+        // A backend without TLS (swift-crypto with its trait) is named as not taking part, and
+        // asking for it by name is refused as unsupported, not shown as failing.
+        for name in Set(try ToolRunner.backendNames()).subtracting(backends) {
+            let note = result.stdoutLines.first { $0.contains("not in the demo (no TLS") }
+            #expect(note?.contains(name) == true, "\(name)\n\(result)")
+            try ToolRunner.run(["demo", "--backend", name]).expectUsageError(mentioning: [name, "unsupported"])
+        }
 
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let rule = try #require(lines.firstIndex { $0.hasPrefix("---") }, "no table\n\(result)")
