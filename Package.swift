@@ -213,8 +213,8 @@ let package = Package(
         .testTarget(
             name: "TLSTrustBackendConformanceTests",
             dependencies: [
-                "TLSTrust", "TLSTrustTesting", "TLSTrustBackendConformance",
-                "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustSwiftCrypto",
+                "TLSTrust", "TLSTrustTesting", "TLSTrustBackendConformance", "TLSTrustTestBackends",
+                "TLSTrustOpenSSL", "TLSTrustSwiftCrypto",
             ]
         ),
         .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "tlstrust"]),

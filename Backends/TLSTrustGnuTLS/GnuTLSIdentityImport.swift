@@ -1,11 +1,11 @@
 internal import CGnuTLS
 import TLSTrust
 
+/// GnuTLS's readings for client identities; the core makes the identity (``IdentityImporting``).
 extension GnuTLSTrustBackend {
-    /// Imports a PKCS#12 file: `gnutls_pkcs12_import`, then `gnutls_pkcs12_verify_mac` (a failing
+    /// Reads a PKCS#12 file: `gnutls_pkcs12_import`, then `gnutls_pkcs12_verify_mac` (a failing
     /// MAC is a wrong password), then `gnutls_pkcs12_simple_parse` for the key and its chain.
-    public func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity {
-        try KeyDerivationBudget.checkPKCS12(data)
+    public func readPKCS12(_ data: [UInt8], password: String) throws -> PKCS12Contents {
         _ = GnuTLSLibrary.initialized
         guard !data.isEmpty, data.count <= Int(UInt32.max) else {
             throw TLSTrustError(.malformedPKCS12, "GnuTLS cannot read the PKCS#12 file: \(data.isEmpty ? "empty input" : "too long")")
@@ -34,51 +34,33 @@ extension GnuTLSTrustBackend {
             }
             return gnutls_pkcs12_simple_parse(p12, pass, &key, &chain, &chainCount, &extra, &extraCount, nil, 0)
         }
-        var certificates: [Certificate] = []
-        var conversionError: Error?
+        var certificates: [[UInt8]] = []
         func collect(_ list: UnsafeMutablePointer<gnutls_x509_crt_t?>?, _ count: UInt32) {
             guard let list else { return }
             for i in 0..<Int(count) {
                 guard let crt = list[i] else { continue }
                 var out = gnutls_datum_t(data: nil, size: 0)
-                if gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_DER, &out) >= 0 {
-                    do { certificates.append(try Certificate(derEncoded: GnuTLSLibrary.takeBytes(&out))) } catch { conversionError = error }
-                }
+                if gnutls_x509_crt_export2(crt, GNUTLS_X509_FMT_DER, &out) >= 0 { certificates.append(GnuTLSLibrary.takeBytes(&out)) }
                 gnutls_x509_crt_deinit(crt)
             }
             CGnuTLS_free(list)
         }
         collect(chain, chainCount)
         collect(extra, extraCount)
-        if parsed == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE {
-            if let key { gnutls_x509_privkey_deinit(key) }
-            throw TLSTrustError(.noPrivateKey, "the PKCS#12 file holds no private key (GnuTLS: \(GnuTLSLibrary.errorText(parsed)))")
-        }
         guard parsed >= 0 else {
             if let key { gnutls_x509_privkey_deinit(key) }
+            // No key in the file: the core refuses it as `.noPrivateKey`.
+            if parsed == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE { return PKCS12Contents(privateKey: nil, certificates: certificates) }
             throw TLSTrustError(.malformedPKCS12, "GnuTLS cannot decode the PKCS#12 contents: \(GnuTLSLibrary.errorText(parsed))")
         }
-        if let conversionError {
-            if let key { gnutls_x509_privkey_deinit(key) }
-            throw conversionError
-        }
-        guard let key else {
-            throw TLSTrustError(.noPrivateKey, "the PKCS#12 file holds no private key (\(certificates.count) certificates)")
-        }
-        return try ClientIdentity(privateKey: try GnuTLSPrivateKey(takingOwnership: key), certificates: certificates)
+        return PKCS12Contents(privateKey: try key.map { try GnuTLSPrivateKey(takingOwnership: $0) }, certificates: certificates)
     }
 
-    /// Imports a PEM chain (with the core's PEM reader) and a PEM private key with
-    /// `gnutls_x509_privkey_import2` (PKCS#8, encrypted PKCS#8, traditional RSA/EC keys).
-    public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
-        try KeyDerivationBudget.checkEncryptedPrivateKeyPEM(privateKeyPEM)
+    /// Reads a PEM private key with `gnutls_x509_privkey_import2` (PKCS#8, encrypted PKCS#8,
+    /// traditional RSA/EC keys).
+    public func readPrivateKey(_ pem: PrivateKeyPEM, password: String?) throws -> any PrivateKeyHandle {
         _ = GnuTLSLibrary.initialized
-        let certificates = try Certificate.certificates(pemOrDER: certificateChainPEM)
-        let text = String(decoding: privateKeyPEM, as: UTF8.self)
-        guard text.contains("PRIVATE KEY-----") else {
-            throw TLSTrustError(.noPrivateKey, "the key PEM holds no PRIVATE KEY block")
-        }
-        guard privateKeyPEM.count <= Int(UInt32.max) else {
+        guard pem.bytes.count <= Int(UInt32.max) else {
             throw TLSTrustError(.malformedKey, "GnuTLS: the key PEM is too long")
         }
         var made: gnutls_x509_privkey_t?
@@ -88,22 +70,15 @@ extension GnuTLSTrustBackend {
         let status: Int32
         if let password {
             status = IdentityPassword.withWipedCString(password) { pass, _ in
-                GnuTLSLibrary.withDatum(privateKeyPEM) { gnutls_x509_privkey_import2(key, &$0, GNUTLS_X509_FMT_PEM, pass, 0) }
+                GnuTLSLibrary.withDatum(pem.bytes) { gnutls_x509_privkey_import2(key, &$0, GNUTLS_X509_FMT_PEM, pass, 0) }
             }
         } else {
-            status = GnuTLSLibrary.withDatum(privateKeyPEM) { gnutls_x509_privkey_import2(key, &$0, GNUTLS_X509_FMT_PEM, nil, 0) }
+            status = GnuTLSLibrary.withDatum(pem.bytes) { gnutls_x509_privkey_import2(key, &$0, GNUTLS_X509_FMT_PEM, nil, 0) }
         }
         guard status >= 0 else {
             gnutls_x509_privkey_deinit(key)
-            if text.contains("ENCRYPTED") {
-                throw TLSTrustError(.wrongPassword, "GnuTLS cannot decrypt the private key with \(password == nil ? "no password" : "this password"): \(GnuTLSLibrary.errorText(status))")
-            }
-            throw TLSTrustError(.malformedKey, "GnuTLS cannot read the private key: \(GnuTLSLibrary.errorText(status))")
+            throw pem.unreadable(by: "GnuTLS", password: password, reason: GnuTLSLibrary.errorText(status))
         }
-        let handle = try GnuTLSPrivateKey(takingOwnership: key)
-        guard let leaf = certificates.first else {
-            throw TLSTrustError(.noCertificate, "the certificate PEM holds no certificate")
-        }
-        return try ClientIdentity(certificate: leaf, certificateChain: Array(certificates.dropFirst()), privateKey: handle)
+        return try GnuTLSPrivateKey(takingOwnership: key)
     }
 }

@@ -1,59 +1,42 @@
 internal import CMbedTLS
 import TLSTrust
 
+/// mbedTLS's readings for client identities; the core makes the identity (``IdentityImporting``).
 extension MbedTLSTrustBackend {
-    /// Imports a PEM chain (with the core's PEM reader) and a PEM private key with
-    /// `mbedtls_pk_parse_key` (PKCS#1, SEC1, PKCS#8; encrypted PKCS#8 with PKCS#12 PBE or PBES2;
-    /// `Proc-Type: 4,ENCRYPTED` keys with DES/3DES/AES-CBC).
-    public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
-        try KeyDerivationBudget.checkEncryptedPrivateKeyPEM(privateKeyPEM)
-        let certificates = try Certificate.certificates(pemOrDER: certificateChainPEM)
-        let text = String(decoding: privateKeyPEM, as: UTF8.self)
-        guard text.contains("PRIVATE KEY-----") else {
-            throw TLSTrustError(.noPrivateKey, "the key PEM holds no PRIVATE KEY block")
+    /// Reads a PEM private key with `mbedtls_pk_parse_key` (PKCS#1, SEC1, PKCS#8; encrypted PKCS#8
+    /// with PKCS#12 PBE or PBES2; `Proc-Type: 4,ENCRYPTED` keys with DES/3DES/AES-CBC).
+    public func readPrivateKey(_ pem: PrivateKeyPEM, password: String?) throws -> any PrivateKeyHandle {
+        guard pem.text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") else {
+            return try MbedTLSPrivateKey(parsing: pem.bytes, password: password)
         }
-        let key: MbedTLSPrivateKey
-        if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
-            // Encrypted PKCS#8 is decrypted here: mbedTLS 2.28's own PBES2 accepts only HMAC-SHA-1
-            // as PBKDF2's PRF, and OpenSSL 3 writes HMAC-SHA-256.
-            guard let password else {
-                throw TLSTrustError(.wrongPassword, "the private key is encrypted and no password was given")
-            }
-            var der = try Self.base64Body(of: text, label: "ENCRYPTED PRIVATE KEY")
-            defer { IdentityPassword.wipe(&der) }
-            var reader = MbedTLSPKCS12.Reader(der[...])
-            var info = MbedTLSPKCS12.Reader(try reader.read(0x30, "EncryptedPrivateKeyInfo"))
-            let algorithm = try info.read(0x30, "the key-encryption algorithm")
-            let ciphertext = try info.read(0x04, "the encrypted key")
-            var pass = Array(password.utf8)
-            defer { IdentityPassword.wipe(&pass) }
-            var plain = try MbedTLSPKCS12.decrypt(algorithm: algorithm, ciphertext: ciphertext, password: pass)
-            defer { IdentityPassword.wipe(&plain) }
-            key = try MbedTLSPrivateKey(parsing: plain, password: nil)
-        } else {
-            key = try MbedTLSPrivateKey(parsing: privateKeyPEM, password: password)
+        // Encrypted PKCS#8 is decrypted here: mbedTLS 2.28's own PBES2 accepts only HMAC-SHA-1
+        // as PBKDF2's PRF, and OpenSSL 3 writes HMAC-SHA-256.
+        guard let password else {
+            throw TLSTrustError(.wrongPassword, "the private key is encrypted and no password was given")
         }
-        guard let leaf = certificates.first else {
-            throw TLSTrustError(.noCertificate, "the certificate PEM holds no certificate")
-        }
-        return try ClientIdentity(certificate: leaf, certificateChain: Array(certificates.dropFirst()), privateKey: key)
+        var der = try Self.base64Body(of: pem.text, label: "ENCRYPTED PRIVATE KEY")
+        defer { IdentityPassword.wipe(&der) }
+        var reader = MbedTLSPKCS12.Reader(der[...])
+        var info = MbedTLSPKCS12.Reader(try reader.read(0x30, "EncryptedPrivateKeyInfo"))
+        let algorithm = try info.read(0x30, "the key-encryption algorithm")
+        let ciphertext = try info.read(0x04, "the encrypted key")
+        var pass = Array(password.utf8)
+        defer { IdentityPassword.wipe(&pass) }
+        var plain = try MbedTLSPKCS12.decrypt(algorithm: algorithm, ciphertext: ciphertext, password: pass)
+        defer { IdentityPassword.wipe(&plain) }
+        return try MbedTLSPrivateKey(parsing: plain, password: nil)
     }
 
-    /// Imports a PKCS#12 file with the backend's own container reader (``MbedTLSPKCS12``): the MAC
-    /// first, then the bags; keys through `mbedtls_pk_parse_key`, certificates through the core.
-    public func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity {
-        try KeyDerivationBudget.checkPKCS12(data)
+    /// Reads a PKCS#12 file with the backend's own container reader (``MbedTLSPKCS12``): the MAC
+    /// first, then the bags; the key through `mbedtls_pk_parse_key` (the first, when there are several).
+    public func readPKCS12(_ data: [UInt8], password: String) throws -> PKCS12Contents {
         if let reason = mbedTLSLibrary.unusableReason { throw TLSTrustError(.backendFailure, reason) }
         var pass = Array(password.utf8)
         defer { IdentityPassword.wipe(&pass) }
         var contents = try MbedTLSPKCS12.parse(data, password: pass)
         defer { for i in contents.keys.indices { IdentityPassword.wipe(&contents.keys[i]) } }
-        let certificates = try contents.certificates.map { try Certificate(derEncoded: $0) }
-        guard let keyDER = contents.keys.first else {
-            throw TLSTrustError(.noPrivateKey, "the PKCS#12 file holds no private key (\(certificates.count) certificates)")
-        }
-        let key = try MbedTLSPrivateKey(parsing: keyDER, password: nil)
-        return try ClientIdentity(privateKey: key, certificates: certificates)
+        return PKCS12Contents(privateKey: try contents.keys.first.map { try MbedTLSPrivateKey(parsing: $0, password: nil) },
+                              certificates: contents.certificates)
     }
 
     /// The bytes of the first PEM block labelled `label`, decoded with `mbedtls_base64_decode`.

@@ -1,12 +1,12 @@
 internal import COpenSSL
 import TLSTrust
 
+/// OpenSSL's readings for client identities; the core makes the identity (``IdentityImporting``).
 extension OpenSSLTrustBackend {
-    /// Imports a PKCS#12 file with `PKCS12_parse`, after `PKCS12_verify_mac` so that a wrong
+    /// Reads a PKCS#12 file with `PKCS12_parse`, after `PKCS12_verify_mac` so that a wrong
     /// password is told apart from a damaged file. Reads PBES2/AES (OpenSSL 3's default) and the
     /// PKCS#12 PBE schemes of the default provider (3DES); RC2-40 needs OpenSSL's legacy provider.
-    public func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity {
-        try KeyDerivationBudget.checkPKCS12(data)
+    public func readPKCS12(_ data: [UInt8], password: String) throws -> PKCS12Contents {
         _ = OpenSSLLibrary.initialized
         var p12: OpaquePointer?
         data.withUnsafeBufferPointer { buffer in
@@ -43,43 +43,30 @@ extension OpenSSLTrustBackend {
             }
         }
         // Every object PKCS12_parse handed us is ours to free on every path out, the key too until
-        // OpenSSLPrivateKey takes it: a certificate the core refuses below must not leak the key.
-        var unownedKey = pkey
+        // OpenSSLPrivateKey takes it.
         defer {
             if let leaf { X509_free(leaf) }
             if let others { COpenSSL_sk_X509_pop_free(others) }
-            if let unownedKey { EVP_PKEY_free(unownedKey) }
         }
-        var certificates: [Certificate] = []
-        if let leaf, let der = OpenSSLCertificate.derEncoding(of: leaf) { certificates.append(try Certificate(derEncoded: der)) }
+        var certificates: [[UInt8]] = []
+        if let leaf, let der = OpenSSLCertificate.derEncoding(of: leaf) { certificates.append(der) }
         if let others {
             for i in 0..<COpenSSL_sk_X509_num(others) {
                 if let x = COpenSSL_sk_X509_value(others, i), let der = OpenSSLCertificate.derEncoding(of: x) {
-                    certificates.append(try Certificate(derEncoded: der))
+                    certificates.append(der)
                 }
             }
         }
-        guard let pkey else {
-            throw TLSTrustError(.noPrivateKey, "the PKCS#12 file holds no private key (\(certificates.count) certificates)")
-        }
-        unownedKey = nil  // OpenSSLPrivateKey frees it from here on, also when it throws
-        let key = try OpenSSLPrivateKey(takingOwnership: pkey)
-        return try ClientIdentity(privateKey: key, certificates: certificates)
+        // OpenSSLPrivateKey frees the key from here on, also when it throws.
+        return PKCS12Contents(privateKey: try pkey.map { try OpenSSLPrivateKey(takingOwnership: $0) }, certificates: certificates)
     }
 
-    /// Imports a PEM chain (with the core's PEM reader) and a PEM private key with
-    /// `PEM_read_bio_PrivateKey` (PKCS#8, encrypted PKCS#8, traditional RSA/EC, with `Proc-Type`
-    /// encryption). Never prompts: an encrypted key without a password is `.wrongPassword`.
-    public func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity {
-        try KeyDerivationBudget.checkEncryptedPrivateKeyPEM(privateKeyPEM)
+    /// Reads a PEM private key with `PEM_read_bio_PrivateKey` (PKCS#8, encrypted PKCS#8,
+    /// traditional RSA/EC, with `Proc-Type` encryption). Never prompts: an encrypted key without a
+    /// password is `.wrongPassword`.
+    public func readPrivateKey(_ pem: PrivateKeyPEM, password: String?) throws -> any PrivateKeyHandle {
         _ = OpenSSLLibrary.initialized
-        let certificates = try Certificate.certificates(pemOrDER: certificateChainPEM)
-        let text = String(decoding: privateKeyPEM, as: UTF8.self)
-        guard text.contains("PRIVATE KEY-----") else {
-            throw TLSTrustError(.noPrivateKey, "the key PEM holds no PRIVATE KEY block")
-        }
-        let encrypted = text.contains("ENCRYPTED")
-        let pkey: OpaquePointer? = privateKeyPEM.withUnsafeBytes { raw -> OpaquePointer? in
+        let pkey: OpaquePointer? = pem.bytes.withUnsafeBytes { raw -> OpaquePointer? in
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
             if let password {
@@ -90,17 +77,9 @@ extension OpenSSLTrustBackend {
             return PEM_read_bio_PrivateKey(bio, nil, openSSLPasswordCallback, nil)
         }
         guard let pkey else {
-            let reason = OpenSSLLibrary.drainErrors()
-            if encrypted {
-                throw TLSTrustError(.wrongPassword, "OpenSSL cannot decrypt the private key with \(password == nil ? "no password" : "this password"): \(reason)")
-            }
-            throw TLSTrustError(.malformedKey, "OpenSSL cannot read the private key: \(reason)")
+            throw pem.unreadable(by: "OpenSSL", password: password, reason: OpenSSLLibrary.drainErrors())
         }
-        let key = try OpenSSLPrivateKey(takingOwnership: pkey)
-        guard let leaf = certificates.first else {
-            throw TLSTrustError(.noCertificate, "the certificate PEM holds no certificate")
-        }
-        return try ClientIdentity(certificate: leaf, certificateChain: Array(certificates.dropFirst()), privateKey: key)
+        return try OpenSSLPrivateKey(takingOwnership: pkey)
     }
 }
 

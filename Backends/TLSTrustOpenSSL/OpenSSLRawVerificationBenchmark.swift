@@ -2,39 +2,22 @@ internal import COpenSSL
 @_spi(Benchmarking) import TLSTrust
 
 /// OpenSSL doing one chain's verification by itself, for benchmarks: `d2i_X509` of each presented
-/// certificate, then `X509_verify_cert` against an `X509_STORE` prepared once, with the host, the
-/// serverAuth purpose and security level 2 (what the native verifier sets), and no callback.
-/// The signature floor is two `EVP_DigestVerify` calls with `EVP_PKEY`s decoded before measurement.
+/// certificate, then `X509_verify_cert` against the `X509_STORE` the core prepared once, with the
+/// host, the serverAuth purpose and security level 2 (what the native verifier sets), and no
+/// callback. The rest (the store made once, the signature floor) is the core's
+/// (``RawVerificationBenchmarking``).
 ///
 /// > Warning: a measurement aid (see ``RawVerificationBenchmark``), not a verifier to rely on.
-final class OpenSSLRawVerificationBenchmark: RawVerificationBenchmark, @unchecked Sendable {  // immutable after init; X509_STORE and EVP_PKEY are only read
-    private let presented: [[UInt8]]
-    private let hostname: String
-    private let anchors: OpenSSLAnchorStore
-    /// (signed certificate, key of its issuer) for each edge of the chain.
-    private let edges: [(certificate: Certificate, scheme: SignatureScheme, key: OpenSSLVerificationKey)]
-
-    init(leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String) throws {
-        presented = ([leaf] + intermediates).map(\.derEncoded)
-        self.hostname = hostname
-        anchors = try OpenSSLAnchorStore([anchor])
-        let path = [leaf] + intermediates + [anchor]
-        edges = try zip(path, path.dropFirst()).map { child, issuer in
-            guard let scheme = child.signatureScheme else {
-                throw TLSTrustError(.unsupported, "no usable signature scheme on \(child.subject)")
-            }
-            return (child, scheme, try OpenSSLVerificationKey(issuer.publicKey))
-        }
-    }
-
-    func verifyFromDER() -> Bool {
+@_spi(Benchmarking)
+extension OpenSSLTrustBackend: RawVerificationBenchmarking {
+    public func rawVerify(presented: [[UInt8]], hostname: String, anchorStore: OpenSSLAnchorStore) -> Bool {
         let parsed = presented.compactMap { try? OpenSSLCertificate(derEncoded: $0) }
-        guard parsed.count == presented.count, let untrusted = COpenSSL_sk_X509_new_null() else { return false }
+        guard !parsed.isEmpty, parsed.count == presented.count, let untrusted = COpenSSL_sk_X509_new_null() else { return false }
         defer { COpenSSL_sk_X509_free(untrusted) }
         for x in parsed.dropFirst() { _ = COpenSSL_sk_X509_push(untrusted, x.ref) }
         guard let ctx = X509_STORE_CTX_new() else { return false }
         defer { X509_STORE_CTX_free(ctx) }
-        guard X509_STORE_CTX_init(ctx, anchors.store, parsed[0].ref, untrusted) == 1,
+        guard X509_STORE_CTX_init(ctx, anchorStore.store, parsed[0].ref, untrusted) == 1,
               let param = X509_STORE_CTX_get0_param(ctx) else { return false }
         X509_VERIFY_PARAM_set_auth_level(param, OpenSSLNativeVerifier.authenticationLevel)
         X509_VERIFY_PARAM_set_purpose(param, X509_PURPOSE_SSL_SERVER)
@@ -43,22 +26,5 @@ final class OpenSSLRawVerificationBenchmark: RawVerificationBenchmark, @unchecke
         let ok = withExtendedLifetime(parsed) { X509_verify_cert(ctx) } == 1
         _ = OpenSSLLibrary.drainErrors()
         return ok
-    }
-
-    func verifySignatures() -> Bool {
-        edges.allSatisfy { edge in
-            (try? edge.key.isValidSignature(edge.certificate.signatureValue, for: edge.certificate.tbsCertificateBytes,
-                                            scheme: edge.scheme)) == true
-        }
-    }
-}
-
-@_spi(Benchmarking)
-extension OpenSSLTrustBackend: RawVerificationBenchmarking {
-    /// OpenSSL's bare verification of one chain, for benchmarks (``RawVerificationBenchmark``).
-    public func makeRawVerificationBenchmark(
-        leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
-    ) throws -> any RawVerificationBenchmark {
-        try OpenSSLRawVerificationBenchmark(leaf: leaf, intermediates: intermediates, anchor: anchor, hostname: hostname)
     }
 }

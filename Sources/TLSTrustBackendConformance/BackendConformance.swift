@@ -8,11 +8,15 @@ import TLSTrustTesting
 /// engine (*Writing a backend*). So conformance is two things, and this kit checks both with
 /// real keys and certificates minted at run time by `TLSTrustTesting` (nothing committed):
 ///
-/// 1. **The crypto contract**, per scheme of ``SignatureScheme/all``: a valid signature verifies;
-///    a tampered signature, a tampered message, another key of the same type and every other
-///    scheme are `false`; a scheme the backend does not declare is never `true` (it throws
-///    `unsupported` or is refused at import); malformed SubjectPublicKeyInfos of every key type
-///    throw a `TLSTrustError` (or import into a key that verifies nothing), never crash.
+/// 1. **The crypto contract**, per scheme of ``SignatureScheme/all``: a valid signature verifies,
+///    also from slices inside larger buffers; a tampered signature, a tampered message, empty,
+///    one-byte, truncated, extended and 16 MiB inputs, a PSS salt of another length, another key
+///    of the same type and every other scheme are `false`; a scheme the backend does not declare is
+///    never `true` (it throws `unsupported` or is refused at import); one key verifies from many
+///    threads at once; the core imports a certificate's key once per backend; malformed
+///    SubjectPublicKeyInfos of every key type throw a `TLSTrustError` (or import into a key that
+///    verifies nothing), never crash. (What one library does with another tool's keys is not a
+///    contract: `Tests/TLSTrustTests/Seam/SignatureInteropTests` holds those interop checks.)
 /// 2. **The engine's verdicts**: on every test-PKI shape of ``TestScenario/Kind`` and a few key
 ///    shapes (RSA below 2048 bits, P-521, RSA-PSS keys) the engine's verdict with the backend —
 ///    trusted, or the primary failure code — equals its verdict with a reference backend.

@@ -9,8 +9,13 @@ enum SignatureOutcome: Equatable, CustomStringConvertible {
     case error(String)
 
     init(_ key: any SignatureVerificationKey, _ signature: [UInt8], _ message: [UInt8], _ scheme: SignatureScheme) {
+        self.init(key, signature[...], message[...], scheme)
+    }
+
+    /// With slices as given: a backend must honour a slice's own indices, not assume they start at 0.
+    init(_ key: any SignatureVerificationKey, _ signature: ArraySlice<UInt8>, _ message: ArraySlice<UInt8>, _ scheme: SignatureScheme) {
         do {
-            self = try key.isValidSignature(signature[...], for: message[...], scheme: scheme) ? .valid : .invalid
+            self = try key.isValidSignature(signature, for: message, scheme: scheme) ? .valid : .invalid
         } catch let error as TLSTrustError where error.code == .unsupported {
             self = .unsupported
         } catch {
@@ -60,6 +65,9 @@ enum SignatureVectors {
         let algorithm = DER.sequence([[0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0A]])
         return DER.sequence([algorithm, DER.tlv(DER.Tag.bitString, [0] + publicKey.subjectPublicKeyBytes)])
     }
+
+    /// 16 MiB of one byte: as a message, it must hash and fail; as a signature, be refused by length.
+    static let huge = [UInt8](repeating: 0xA5, count: 16 << 20)
 
     static func flipping(_ bytes: [UInt8], at offset: Int) -> [UInt8] {
         var copy = bytes
@@ -126,6 +134,23 @@ enum SignatureVectors {
                 expect(SignatureOutcome(imported, [UInt8](repeating: 0, count: signature.count), message, scheme), valid: false, "zero signature")
                 expect(SignatureOutcome(imported, signature, [], scheme), valid: false, "empty message")
                 expect(SignatureOutcome(strangerKey, signature, message, scheme), valid: false, "another key of the same type")
+                expect(SignatureOutcome(imported, [], [], scheme), valid: false, "empty signature and empty message")
+                expect(SignatureOutcome(imported, [0x30], message, scheme), valid: false, "a one-byte signature")
+                // The same bytes as slices of larger buffers (indices not from 0) verify as well.
+                let paddedSignature = [0xA5, 0xA5, 0xA5] + signature + [0x5A]
+                let paddedMessage = [0x5A] + message + [0xA5, 0xA5]
+                expect(SignatureOutcome(imported, paddedSignature[3..<(3 + signature.count)], paddedMessage[1..<(1 + message.count)], scheme),
+                       valid: true, "signature and message as slices inside larger buffers")
+                // Inputs far larger than any signature or certificate: refused, never a crash (once per key).
+                if scheme == signer.schemes.first {
+                    expect(SignatureOutcome(imported, signature, huge, scheme), valid: false, "a 16 MiB message")
+                    expect(SignatureOutcome(imported, huge, message, scheme), valid: false, "a 16 MiB signature")
+                }
+                // RSA-PSS: the salt is as long as the digest (RFC 8446 §4.2.3, the engine's rule); any other fails.
+                if case .rsaPSS(let digest) = scheme, digest.length != 20 {
+                    let otherSalt = try key.signature(over: message, scheme: scheme, saltLength: 20)
+                    expect(SignatureOutcome(imported, otherSalt, message, scheme), valid: false, "a PSS salt of 20 bytes, not \(digest.length)")
+                }
 
                 // Every other scheme: false when declared (a key that does not fit a scheme, or a
                 // signature made with another digest or padding), else false or unsupported.
@@ -155,6 +180,22 @@ enum SignatureVectors {
                                   "concurrent verifications with one key disagreed")
                 }
             }
+        }
+        try checkKeyCache(backend, into: &report)
+    }
+
+    /// A certificate's key is imported once per backend and then reused (`Certificate.verificationKey(for:)`,
+    /// keyed by the backend's identity): the hot path's promise, which a backend whose identity is
+    /// not stable would break.
+    static func checkKeyCache(_ backend: any TrustBackend, into report: inout BackendConformanceReport) throws {
+        let issuer = try TestHierarchy.make(keyAlgorithm: .ecdsaP256).intermediate.certificate
+        guard backend.signatureSchemes.contains(.ecdsa(.sha256)) else { return }
+        do {
+            let first = try issuer.verificationKey(for: backend)
+            report.expect(try issuer.verificationKey(for: backend) === first, .signatures, "key cache",
+                          "the certificate's key was imported again for the same backend")
+        } catch {
+            report.expect(false, .signatures, "key cache", "importing a P-256 certificate's key threw \(error)")
         }
     }
 }

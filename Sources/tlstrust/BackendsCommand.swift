@@ -2,19 +2,22 @@ import ArgumentParser
 import Foundation
 import TLSTrust
 
-/// `tlstrust backends`: the registered backends and the library versions linked at run time, the
-/// system store read (where, how many anchors) and whether the public suffix list loaded.
+/// `tlstrust backends`: the registered backends, the library versions linked at run time and the
+/// roles each plays (so that a script — or the CLI's own tests — can tell which backends have a
+/// native verifier or TLS without knowing them by name), the system store read (where, how many
+/// anchors) and whether the public suffix list loaded.
 struct BackendsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backends",
-        abstract: "List the registered backends with their library versions, the system store read and the public suffix list's status."
+        abstract: "List the registered backends with their library versions and roles, the system store read and the public suffix list's status."
     )
 
     func run() throws {
         let defaultName = TrustBackends.defaultBackend?.name
-        var table = TextTable(headers: ["backend", "library", "default"])
+        var table = TextTable(headers: ["backend", "library", "default", "roles"])
         for backend in TrustBackends.all {
-            table.add([backend.name, backend.libraryVersion, backend.name == defaultName ? "yes" : ""])
+            table.add([backend.name, backend.libraryVersion, backend.name == defaultName ? "yes" : "",
+                       backend.capabilities.roles.description])
         }
         print(table.render())
         let status = SystemTrustStore.current.status

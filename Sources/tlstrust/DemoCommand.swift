@@ -39,7 +39,15 @@ struct DemoCommand: ParsableCommand {
     }
 
     func run() throws {
-        let clients = try (backendNames.isEmpty ? TrustBackends.all : backendNames.map(TrustBackends.named))
+        // The demo connects, so its clients are the backends that play TLS: by default every one
+        // (a signature provider such as swift-crypto is named below as not taking part); a backend
+        // asked for by name that has no TLS is refused as unsupported, never shown as failing.
+        let named = try backendNames.map(TrustBackends.named)
+        if let noTLS = named.first(where: { !($0 is any TLSBackend) }) {
+            throw TLSTrustError(.unsupported, "\(noTLS.name) has no TLS (roles: \(noTLS.capabilities.roles)): it cannot take part in the demo (unsupported)")
+        }
+        let clients = named.isEmpty ? TrustBackends.all.filter { $0 is any TLSBackend } : named
+        let withoutTLS = named.isEmpty ? TrustBackends.all.filter { !($0 is any TLSBackend) }.map(\.name) : []
         guard let server = TrustBackends.all.compactMap({ $0 as? any TLSBackend }).first else {
             throw TLSTrustError(.unsupported, "no backend can run TLS servers (unsupported)")
         }
@@ -88,6 +96,9 @@ struct DemoCommand: ParsableCommand {
             print("  proxy   127.0.0.1:\(proxy.port), re-signing with \"\(proxy.certificateAuthority.certificate.subject.commonName ?? "")\"")
             print("          which the user installed: the device's system store holds it (\(distribution) + 2 CAs)".terminalSafe)
             print("  client  demo-client.p12 (PKCS#12, password-protected) for mutual TLS")
+            if !withoutTLS.isEmpty {
+                print("  not in the demo (no TLS, signatures only): \(withoutTLS.joined(separator: ", "))")
+            }
             print("")
 
             let pins = try PinSet(domain: host, pins: [originLeaf.certificate.publicKey.pin, publicCA.certificate.publicKey.pin].map { try SPKIPin($0) })

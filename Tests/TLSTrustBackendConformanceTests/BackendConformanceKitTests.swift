@@ -1,40 +1,37 @@
 import Foundation
 import TLSTrust
 import TLSTrustBackendConformance
-import TLSTrustGnuTLS
-import TLSTrustMbedTLS
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 #if SwiftCrypto
 import TLSTrustSwiftCrypto
 #endif
 
-/// The backend conformance kit (`TLSTrustBackendConformance`) on every in-tree backend, with
-/// OpenSSL as the reference for the engine's verdicts; with the `SwiftCrypto` trait, on the
-/// swift-crypto backend too.
+/// The backend conformance kit (`TLSTrustBackendConformance`) on every in-tree backend (the one
+/// list, `TestBackends`, so a backend added there runs the kit too), with OpenSSL as the reference
+/// for the engine's verdicts; with the `SwiftCrypto` trait, on the swift-crypto backend too.
 @Suite("Backend conformance kit")
 struct BackendConformanceKitTests {
     static var backendNames: [String] {
-        var names = ["openssl", "gnutls", "mbedtls"]
+        var names = TestBackends.names
         #if SwiftCrypto
-        names.append("swift-crypto")
+        names.append(SwiftCryptoTrustBackend().name)
         #endif
         return names
     }
 
     static func backend(_ name: String) -> any TrustBackend {
-        switch name {
-        case "openssl": return OpenSSLTrustBackend()
-        case "gnutls": return GnuTLSTrustBackend()
-        case "mbedtls": return MbedTLSTrustBackend()
-        default:
-            #if SwiftCrypto
-            return SwiftCryptoTrustBackend()
-            #else
-            fatalError("unknown backend \(name)")
-            #endif
-        }
+        #if SwiftCrypto
+        if name == SwiftCryptoTrustBackend().name { return SwiftCryptoTrustBackend() }
+        #endif
+        return TestBackends.named(name)
+    }
+
+    /// The in-tree libraries are all under the kit (a guard against the list shrinking unnoticed).
+    @Test func everyInTreeLibraryRunsTheKit() {
+        #expect(Set(["openssl", "gnutls", "mbedtls"]).isSubset(of: Set(Self.backendNames)), "\(Self.backendNames)")
     }
 
     /// Findings the kit makes on an in-tree backend today (none: OpenSSL's acceptance of bytes after

@@ -25,6 +25,24 @@ struct BackendsCommandTests {
         #expect(result.stdout.contains("public suffix list: /usr/share/publicsuffix/public_suffix_list.dat (loaded)"), "\(result)")
     }
 
+    @Test("each backend lists the roles it plays: signatures always; the in-tree libraries all four")
+    func listsRoles() throws {
+        let result = try ToolRunner.run(["backends"])
+        let rows = BackendsTable(result.stdout).rows
+        let known: Set<String> = ["signatures", "native verifier", "identities", "TLS"]
+        for row in rows {
+            #expect(row.roles.contains("signatures"), "\(row.name): every backend is a signature provider\n\(result)")
+            #expect(row.roles.isSubset(of: known), "\(row.name): \(row.roles.subtracting(known))\n\(result)")
+        }
+        for name in ["openssl", "gnutls", "mbedtls"] {
+            let row = try #require(rows.first { $0.name == name }, "\(result)")
+            #expect(row.roles == known, "\(result)")
+        }
+        // The tests choose backends by these roles: the listing must agree with them.
+        #expect(try ToolRunner.backendNames(playing: "TLS").contains("openssl"))
+        #expect(try !ToolRunner.backendNames(playing: "signatures").isEmpty)
+    }
+
     @Test("without the public suffix list it says so, and no wildcard certificate matches (fail closed)")
     func missingSuffixListFailsClosed() throws {
         let pki = try TestHierarchy.make(leafDNSNames: ["*.example.com"])

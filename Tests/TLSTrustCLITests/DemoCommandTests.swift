@@ -7,10 +7,18 @@ import Testing
 struct DemoCommandTests {
     @Test("Every backend: fooled by system trust, refused by the whitelist and the pin set, mutual TLS succeeds")
     func demo() throws {
-        let backends = try ToolRunner.backendNames()
+        // The demo connects: every backend with TLS (by role) has a row.
+        let backends = try ToolRunner.backendNames(playing: "TLS")
         let result = try ToolRunner.run(["demo"], timeout: 300)
         result.expectExit(0)
         #expect(!result.stdout.contains("UNEXPECTED"), "\(result)")
+        // A backend without TLS (swift-crypto with its trait) is named as not taking part, and
+        // asking for it by name is refused as unsupported, not shown as failing.
+        for name in Set(try ToolRunner.backendNames()).subtracting(backends) {
+            let note = result.stdoutLines.first { $0.contains("not in the demo (no TLS") }
+            #expect(note?.contains(name) == true, "\(name)\n\(result)")
+            try ToolRunner.run(["demo", "--backend", name]).expectUsageError(mentioning: [name, "unsupported"])
+        }
 
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let rule = try #require(lines.firstIndex { $0.hasPrefix("---") }, "no table\n\(result)")

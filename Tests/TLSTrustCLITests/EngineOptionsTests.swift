@@ -61,6 +61,13 @@ struct EngineOptionsTests {
             let defaultJSON = try ToolRunner.run(common + ["--json"])
             #expect(try defaultJSON.jsonObject()["engine"] as? String == "core", "\(defaultJSON)")
 
+            // A backend without a native verifier (a signature provider such as swift-crypto):
+            // `unsupported`, exit 2, never a verdict it did not reach.
+            guard try ToolRunner.backend(backend, plays: "native verifier") else {
+                try ToolRunner.run(common + ["--engine", "native"]).expectUsageError(mentioning: ["unsupported"])
+                try ToolRunner.run(common + ["--engine", "native", "--json"]).expectUsageError(mentioning: ["unsupported"], json: true)
+                return
+            }
             // Without a host name, a purpose or a time, every native verifier can be asked.
             let native = try ToolRunner.run(common + ["--engine", "native", "--json"])
             native.expectExit(0)

@@ -33,7 +33,7 @@ struct FetchCommandTests {
         defer { server.stop() }
         try withFixtures { files in
             let anchors = try files.pem("root.pem", [pki.root])
-            for backend in try ToolRunner.backendNames() {
+            for backend in try ToolRunner.backendNames(playing: "TLS") {
                 let result = try ToolRunner.run(["fetch", Self.url(server), "--backend", backend, "--anchors", anchors,
                                                  "--connect-to", "127.0.0.1", "--timeout", "5"])
                 result.expectExit(0, "\(backend)")

@@ -179,7 +179,30 @@ enum ToolRunner {
     /// Backend-parameterized tests take their arguments from here, so that a newly registered
     /// backend is tested without editing this suite.
     static func backendNames() throws -> [String] {
-        let result = try run(["backends"])
+        try backendRows().map(\.name)
+    }
+
+    /// The backends the built tool lists that play `role` (as `tlstrust backends` says: `native
+    /// verifier`, `identities`, `TLS`), for tests that need more than signatures: a backend is
+    /// chosen by what it can do, never by its name, so a signature-only provider (swift-crypto)
+    /// is left out of them and kept in every other test.
+    static func backendNames(playing role: String) throws -> [String] {
+        try backendRows().filter { $0.roles.contains(role) }.map(\.name)
+    }
+
+    /// Whether the backend `name` plays `role`.
+    static func backend(_ name: String, plays role: String) throws -> Bool {
+        try backendRows().first { $0.name == name }?.roles.contains(role) == true
+    }
+
+    private static func backendRows() throws -> [BackendsTable.Row] {
+        try listed.get()
+    }
+
+    /// `tlstrust backends`, run once per test process.
+    private static let listed: Result<[BackendsTable.Row], ToolRunnerError> = Result { () throws(ToolRunnerError) in
+        let result: ToolResult
+        do { result = try run(["backends"]) } catch { throw ToolRunnerError(description: "`tlstrust backends` could not run: \(error)") }
         guard result.status == 0, !result.crashed else {
             throw ToolRunnerError(description: "`tlstrust backends` failed:\n\(result)")
         }
@@ -187,7 +210,7 @@ enum ToolRunner {
         guard !rows.isEmpty else {
             throw ToolRunnerError(description: "`tlstrust backends` listed no backend:\n\(result)")
         }
-        return rows.map(\.name)
+        return rows
     }
 }
 
@@ -197,6 +220,8 @@ struct BackendsTable {
         let name: String
         let library: String
         let isDefault: Bool
+        /// The roles column, split at commas: `signatures`, `native verifier`, `identities`, `TLS`.
+        let roles: Set<String>
     }
 
     let rows: [Row]
@@ -208,9 +233,10 @@ struct BackendsTable {
             rows = []
             return
         }
-        // Column starts, from the header ("backend  library  default").
+        // Column starts, from the header ("backend  library  default  roles").
         let libraryStart = header.range(of: "library")?.lowerBound.utf16Offset(in: header) ?? 0
         let defaultStart = header.range(of: "default")?.lowerBound.utf16Offset(in: header) ?? Int.max
+        let rolesStart = header.range(of: "roles")?.lowerBound.utf16Offset(in: header) ?? Int.max
         var rows: [Row] = []
         for line in lines[(ruleIndex + 1)...] {
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty, !line.hasPrefix("system trust store"),
@@ -223,8 +249,9 @@ struct BackendsTable {
             }
             let name = column(0, libraryStart)
             guard !name.isEmpty else { break }
+            let roles = column(rolesStart, utf16.count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             rows.append(Row(name: name, library: column(libraryStart, defaultStart),
-                            isDefault: column(defaultStart, utf16.count) == "yes"))
+                            isDefault: column(defaultStart, rolesStart) == "yes", roles: Set(roles)))
         }
         self.rows = rows
     }

@@ -48,46 +48,6 @@ extension NativeTrustVerifier {
     }
 }
 
-/// Client identities (a certificate chain with its private key) in the library's own form.
-public protocol IdentityImporting: TrustBackend {
-    /// Imports a client identity from a PKCS#12 (`.p12`, `.pfx`) file; the password is not kept.
-    ///
-    /// - Throws: `TLSTrustError` `.wrongPassword`, `.malformedPKCS12`, `.noPrivateKey`,
-    ///   `.keyMismatch`, or `.unsupported`.
-    func importPKCS12(_ data: [UInt8], password: String) throws -> ClientIdentity
-
-    /// Imports a client identity from a PEM certificate chain (leaf first or in any order) and a
-    /// PEM private key, encrypted when `password` is given.
-    ///
-    /// - Throws: `TLSTrustError` `.wrongPassword`, `.noPrivateKey`, `.noCertificate`,
-    ///   `.keyMismatch`, `.malformedKey`, or `.unsupported`.
-    func importIdentity(certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], password: String?) throws -> ClientIdentity
-}
-
-/// The library's bare C verification of one chain, for benchmarks only: behind
-/// `@_spi(Benchmarking)`, so that it is no part of the API an app sees.
-@_spi(Benchmarking)
-public protocol RawVerificationBenchmarking: TrustBackend {
-    /// The library's own verification of one chain, bare (see `RawVerificationBenchmark`).
-    func makeRawVerificationBenchmark(
-        leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
-    ) throws -> any RawVerificationBenchmark
-}
-
-@_spi(Benchmarking)
-extension TrustBackend {
-    /// The backend's raw benchmark when it adopts `RawVerificationBenchmarking`, else nil.
-    public func makeRawVerificationBenchmark(
-        leaf: Certificate, intermediates: [Certificate], anchor: Certificate, hostname: String
-    ) throws -> (any RawVerificationBenchmark)? {
-        guard let benchmarking = self as? any RawVerificationBenchmarking else { return nil }
-        // Typed non-optional so that the role's requirement, not this method, is called.
-        let made: any RawVerificationBenchmark = try benchmarking.makeRawVerificationBenchmark(
-            leaf: leaf, intermediates: intermediates, anchor: anchor, hostname: hostname)
-        return made
-    }
-}
-
 /// The roles a backend plays, derived from the protocols it adopts.
 public struct BackendRoles: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt8
