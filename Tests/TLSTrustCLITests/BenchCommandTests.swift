@@ -6,7 +6,7 @@ import Testing
 struct BenchCommandTests {
     static let operations: Set<String> = [
         "evaluate", "evaluate-native", "evaluate-cached", "raw-c", "signature-floor", "parse",
-        "swift-certificates", "handshake-tls13", "handshake-tls12",
+        "swift-certificates", "handshake-tls13", "handshake-tls12", "evaluate-stapled", "evaluate-crl",
     ]
 
     @Test("--json prints one array; each element names backend, chain, operation, opsPerSecond, microsPerOp")
@@ -34,7 +34,7 @@ struct BenchCommandTests {
             }
         }
         #expect(seen.isSuperset(of: ["parse", "evaluate", "evaluate-native", "evaluate-cached", "raw-c", "signature-floor",
-                                     "handshake-tls13", "handshake-tls12"]), "\(seen)")
+                                     "handshake-tls13", "handshake-tls12", "evaluate-stapled", "evaluate-crl"]), "\(seen)")
     }
 
     @Test("the table and the SVG chart")

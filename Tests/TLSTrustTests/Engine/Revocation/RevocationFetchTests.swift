@@ -38,10 +38,12 @@ struct RevocationFetchTests {
     static let fetching = RevocationPolicy(mode: .hard, scope: .leafOnly, allowsNetworkFetch: true)
     static let offline = RevocationPolicy(mode: .hard, scope: .leafOnly)
 
-    @Test("OCSP from a real openssl responder: good, revoked; nothing is fetched unless allowed")
-    func openSSLResponder() throws {
-        let goodSerial: [UInt8] = [0x01, 0x11, 0x22, 0x33], revokedSerial: [UInt8] = [0x01, 0x44, 0x55, 0x66]
-        let responder = try OpenSSLOCSPResponder(issuer: intermediate, entries: [
+    @Test("OCSP from a real openssl responder, signing as the issuer or as a delegated responder: good, revoked; nothing is fetched unless allowed",
+          arguments: [false, true])
+    func openSSLResponder(delegated: Bool) throws {
+        let goodSerial: [UInt8] = [0x01, 0x11, 0x22, 0x33, delegated ? 1 : 0], revokedSerial: [UInt8] = [0x01, 0x44, 0x55, 0x66, delegated ? 1 : 0]
+        let signer = delegated ? try TestPKI.issue(.ocspResponder(), issuer: intermediate) : nil
+        let responder = try OpenSSLOCSPResponder(issuer: intermediate, signer: signer, entries: [
             .init(serialNumber: goodSerial, status: .valid),
             .init(serialNumber: revokedSerial, status: .revoked(at: Date(timeIntervalSinceNow: -86400), reason: "keyCompromise")),
         ])
@@ -94,6 +96,46 @@ struct RevocationFetchTests {
         let answered = stapled.evaluate(using: TestBackends.all[0])
         #expect(answered.isTrusted && answered.revocation.first?.source == .stapledOCSPResponse)
         #expect(!server.requests.contains { $0.path == "/never.crl" })
+    }
+
+    @Test("A CRL made by openssl ca -gencrl, served over HTTP from 127.0.0.1, revokes through the fetch path")
+    func opensslGeneratedCRLOverHTTP() throws {
+        let serial: [UInt8] = [0x01, 0x5E, 0xC0, 0x0D]
+        let directory = try TemporaryDirectory(prefix: "tlstrust-gencrl")
+        let caFile = directory.file("ca.pem"), keyFile = directory.file("ca.key"), crlFile = directory.file("ca.crl")
+        try TestPKI.writePEM([intermediate], to: caFile)
+        try TestPKI.writePEM(intermediate.privateKey, to: keyFile)
+        // openssl ca's database: the leaf's serial, revoked an hour ago for keyCompromise.
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.dateFormat = "yyMMddHHmmss'Z'"
+        let hex = serial.map { String(format: "%02X", $0) }.joined()
+        try "R\t\(format.string(from: Date(timeIntervalSinceNow: 365 * 86400)))\t\(format.string(from: Date(timeIntervalSinceNow: -3600))),keyCompromise\t\(hex)\tunknown\t/CN=www.example.com\n"
+            .write(to: directory.file("index.txt"), atomically: true, encoding: .utf8)
+        try "01\n".write(to: directory.file("crlnumber"), atomically: true, encoding: .utf8)
+        try """
+            [ ca ]
+            default_ca = test_ca
+            [ test_ca ]
+            database = \(directory.file("index.txt").path)
+            crlnumber = \(directory.file("crlnumber").path)
+            default_md = sha256
+            default_crl_days = 1
+
+            """.write(to: directory.file("ca.cnf"), atomically: true, encoding: .utf8)
+        try TestPKI.openssl(["ca", "-gencrl", "-batch", "-config", directory.file("ca.cnf").path, "-keyfile", keyFile.path,
+                             "-cert", caFile.path, "-out", crlFile.path])
+        let crl = try [UInt8](Data(contentsOf: crlFile))  // PEM, as openssl writes it
+        let server = try LocalHTTPServer(routes: ["/gencrl.crl": .ok(crl, contentType: "application/pkix-crl")])
+        defer { server.stop() }
+        let revoked = try leaf(serial: Array(serial.dropFirst()), crl: [server.url("/gencrl.crl")])
+        let evaluation = trust(revoked, Self.fetching).evaluate(using: TestBackends.all[0])
+        #expect(evaluation.failures.first?.code == .revoked, "\(evaluation)")
+        #expect(evaluation.revocation.first?.source == .fetchedCRL)
+        #expect(evaluation.revocation.first?.reason == .keyCompromise)
+        let good = try leaf(crl: [server.url("/gencrl.crl")])
+        expectEngine(trust(good, Self.fetching), .trusted, "not listed by openssl's CRL")
     }
 
     @Test("A responder that answers with another nonce is not believed; one that echoes none is")
