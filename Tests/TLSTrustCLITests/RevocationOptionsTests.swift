@@ -122,11 +122,12 @@ struct RevocationOptionsTests {
         }
     }
 
-    @Test("The default mode: soft when an answer is given, off otherwise; --revocation off beside an answer is refused")
-    func defaults() throws {
+    @Test("The default mode: soft when an answer is given, off otherwise; --revocation off beside an answer is refused",
+          arguments: try ToolRunner.backendNames())
+    func defaults(backend: String) throws {
         let pki = try Self.pki()
         try withFixtures { files in
-            let common = try Self.evaluate("openssl", pki, files) + ["--json"]
+            let common = try Self.evaluate(backend, pki, files) + ["--json"]
             // Off: nothing is consulted, no records.
             let off = try ToolRunner.run(common)
             off.expectExit(0)
@@ -150,11 +151,11 @@ struct RevocationOptionsTests {
         }
     }
 
-    @Test("Unreadable answers are bad input: exit 2, one line naming the file")
-    func badFiles() throws {
+    @Test("Unreadable answers are bad input: exit 2, one line naming the file", arguments: try ToolRunner.backendNames())
+    func badFiles(backend: String) throws {
         let pki = try Self.pki()
         try withFixtures { files in
-            let common = try Self.evaluate("openssl", pki, files)
+            let common = try Self.evaluate(backend, pki, files)
             let good = try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate)
             let crl = try Self.leafCRL(pki, revoking: false)
             let cases: [(flag: String, path: String)] = [
@@ -176,8 +177,9 @@ struct RevocationOptionsTests {
         }
     }
 
-    @Test("--allow-fetch fetches the leaf's CRL from its distribution point; without it nothing is requested")
-    func allowFetch() throws {
+    @Test("--allow-fetch fetches the leaf's CRL from its distribution point; without it nothing is requested",
+          arguments: try ToolRunner.backendNames())
+    func allowFetch(backend: String) throws {
         let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
         let intermediate = try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: root)
         let serial: [UInt8] = [0x01] + Array("cli-fetch-leaf".utf8)
@@ -199,7 +201,7 @@ struct RevocationOptionsTests {
         try withFixtures { files in
             let anchors = try files.pem("root.pem", [root])
             func run(_ leaf: TestCertificate, _ name: String, _ extra: [String]) throws -> ToolResult {
-                try ToolRunner.run(["evaluate", "--backend", "openssl", "--leaf", try files.pem(name, [leaf, intermediate]),
+                try ToolRunner.run(["evaluate", "--backend", backend, "--leaf", try files.pem(name, [leaf, intermediate]),
                                     "--anchors", anchors, "--hostname", testHost] + extra)
             }
             // Not allowed: nothing is requested, whatever the mode.

@@ -19,7 +19,7 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
         try customize(&builder)
         return try builder.build()
     }
-    return [
+    let seeds: [(name: String, bytes: [UInt8])] = [
         ("empty", try build()),
         ("revokes-leaf", try build { $0.entries = [.init(h.leaf, reason: .keyCompromise)] }),
         ("revokes-leaf-hold", try build { $0.entries = [.init(h.leaf, reason: .certificateHold)] }),
@@ -34,6 +34,13 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
         ("by-root", try build(issuer: h.root) { $0.entries = [.init(h.intermediate)] }),
         ("sha384", try build { $0.signatureDigest = .sha384 }),
     ]
+    let stored = try RevocationFuzzPKI.load(for: "CRL")
+    for (name, expected) in [("empty", "trusted"), ("revokes-leaf", "revoked"), ("corrupt-signature", "revocationStatusUnknown")] {
+        var trust = stored.trust()
+        trust.crls = [try CertificateRevocationList(derEncoded: seeds.first { $0.name == name }!.bytes)]
+        try stored.expect(trust, expected, seed: name)
+    }
+    return seeds
 }
 
 @_cdecl("LLVMFuzzerInitialize")

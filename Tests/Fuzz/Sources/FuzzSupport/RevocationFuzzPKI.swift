@@ -59,6 +59,17 @@ public struct RevocationFuzzPKI: Sendable {
         return trust
     }
 
+    /// Checks, when seeds are minted, that `trust` gets `expected` (`trusted` or a failure
+    /// code): the seeds must reach the judging code past the issuer and signature checks, or the
+    /// fuzzer would spend its time on answers the engine discards at the first step.
+    public func expect(_ trust: Trust, _ expected: String, seed: String) throws {
+        let evaluation = trust.evaluate(using: Fuzz.backends[0])
+        let verdict = evaluation.isTrusted ? "trusted" : (evaluation.primaryFailure.map { "\($0.code)" } ?? "untrusted")
+        guard verdict == expected else {
+            throw TLSTrustError(.invalidArgument, "seed \(seed): \(verdict), expected \(expected): \(evaluation) \(evaluation.revocation)")
+        }
+    }
+
     /// Evaluates `trust` on every backend and requires one verdict (trusted, or the primary
     /// failure's code): the engine owns every revocation rule, a backend only checks signatures,
     /// so a disagreement is a bug and stops the fuzzer. Touches the records a caller reads.

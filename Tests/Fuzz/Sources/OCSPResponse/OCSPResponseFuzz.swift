@@ -22,7 +22,7 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
         return try builder.build()
     }
     let delegated = try TestPKI.issue(.ocspResponder(), issuer: h.intermediate)
-    return [
+    let seeds: [(name: String, bytes: [UInt8])] = [
         ("good", try build()),
         ("good-sha256", try build(id: try .init(certificate: h.leaf, issuer: h.intermediate, hash: .sha256))),
         ("revoked", try build(.revoked(at: Date(timeIntervalSinceNow: -7200), reason: .keyCompromise))),
@@ -41,6 +41,13 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
         ("no-next-update", try build { $0.responses[0].nextUpdate = nil }),
         ("try-later", try build { $0.responseStatus = .tryLater }),
     ]
+    let stored = try RevocationFuzzPKI.load(for: "OCSPResponse")
+    for (name, expected) in [("good", "trusted"), ("delegated", "trusted"), ("revoked", "revoked"), ("unknown", "revocationStatusUnknown")] {
+        var trust = stored.trust()
+        trust.ocspResponses = [seeds.first { $0.name == name }!.bytes]
+        try stored.expect(trust, expected, seed: name)
+    }
+    return seeds
 }
 
 @_cdecl("LLVMFuzzerInitialize")
