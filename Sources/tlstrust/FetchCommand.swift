@@ -16,7 +16,7 @@ struct FetchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "HTTPS GET a URL, the server judged by TLSTrust during the handshake.",
-        discussion: "Exit status: 0 fetched, 1 the server's certificate was refused, 2 bad usage or input, 3 the connection failed otherwise."
+        discussion: "The server is asked to staple an OCSP response, judged as --ocsp-response would be (default --revocation soft). Exit status: 0 fetched, 1 the server's certificate was refused, 2 bad usage or input, 3 the connection failed otherwise."
     )
 
     @Argument(help: "The https:// URL.")

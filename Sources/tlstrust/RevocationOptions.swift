@@ -15,7 +15,7 @@ struct RevocationOptions: ParsableArguments {
         "Repeatable: a DER OCSPResponse (RFC 6960) for a certificate of the chain, as a server would staple it.", valueName: "FILE"))
     var ocspResponseFiles: [String] = []
 
-    @Option(help: ArgumentHelp("off: not consulted; soft: a certificate a valid answer says is revoked is refused, no answer is tolerated; hard: every certificate but the anchor needs a usable answer. Default: soft with --crl, --ocsp-response or --allow-fetch, else off.",
+    @Option(help: ArgumentHelp("off: not consulted; soft: a certificate a valid answer says is revoked is refused, no answer is tolerated; hard: every certificate but the anchor needs a usable answer. Default: soft with --crl, --ocsp-response or --allow-fetch, and for fetch (it asks the server to staple an answer), else off.",
                                valueName: "off|soft|hard"))
     var revocation: RevocationPolicy.Mode?
 
