@@ -49,6 +49,13 @@ struct InspectCommand: ParsableCommand {
         var configuration = try tls.configuration(for: target.host, backend: backend)
         // With --connect-to, the URL's host is still the name sent and checked.
         if configuration.serverName == nil { configuration.serverName = target.host }
+        // Soft revocation, so that the client asks for a stapled OCSP response (where the library
+        // can ask) and the engine reports what it says. Soft without an answer judges as off does,
+        // so the verdict shown changes only when the server's own staple says revoked; nothing is
+        // fetched (no `allowsNetworkFetch`): inspecting contacts no one but the server. Only
+        // `revocation` is set, not `requestsOCSPStapling`, so a library that cannot ask
+        // (mbedTLS 2.28) still connects rather than refusing the session.
+        configuration.revocation = RevocationPolicy(mode: .soft)
         let box = CapturedTrust()
         configuration.challengeHandler = TLSChallengeHandlers.closure { challenge in
             if challenge.protectionSpace.authenticationMethod == .serverTrust {

@@ -15,7 +15,7 @@ struct RevocationOptions: ParsableArguments {
         "Repeatable: a DER OCSPResponse (RFC 6960) for a certificate of the chain, as a server would staple it.", valueName: "FILE"))
     var ocspResponseFiles: [String] = []
 
-    @Option(help: ArgumentHelp("off: not consulted; soft: a certificate a valid answer says is revoked is refused, no answer is tolerated; hard: every certificate but the anchor needs a usable answer. Default: soft with --crl, --ocsp-response or --allow-fetch, else off.",
+    @Option(help: ArgumentHelp("off: not consulted; soft: a certificate a valid answer says is revoked is refused, no answer is tolerated; hard: every certificate but the anchor needs a usable answer. Default: soft with --crl, --ocsp-response or --allow-fetch, and for fetch (it asks the server to staple an answer), else off.",
                                valueName: "off|soft|hard"))
     var revocation: RevocationPolicy.Mode?
 
@@ -23,8 +23,13 @@ struct RevocationOptions: ParsableArguments {
     var allowFetch = false
 
     /// The mode the options mean, defaults applied.
-    var mode: RevocationPolicy.Mode {
-        revocation ?? (crlFiles.isEmpty && ocspResponseFiles.isEmpty && !allowFetch ? .off : .soft)
+    ///
+    /// - Parameter stapling: the command asks the server to staple an answer (`fetch`). The
+    ///   contract has `fetch` use a stapled answer as `--ocsp-response` would, and an answer given
+    ///   means `soft` by default; soft without an answer judges as off does, so defaulting to soft
+    ///   before the handshake changes a verdict only when the server's own staple says revoked.
+    func mode(stapling: Bool = false) -> RevocationPolicy.Mode {
+        revocation ?? (crlFiles.isEmpty && ocspResponseFiles.isEmpty && !allowFetch && !stapling ? .off : .soft)
     }
 
     func validate() throws {
@@ -36,17 +41,20 @@ struct RevocationOptions: ParsableArguments {
     }
 
     /// Sets the trust's revocation policy and answers; unreadable or malformed files throw.
-    func apply(to trust: inout Trust) throws {
-        trust.revocation = RevocationPolicy(mode: mode, allowsNetworkFetch: allowFetch)
+    ///
+    /// - Parameter stapling: as for ``mode(stapling:)``.
+    func apply(to trust: inout Trust, stapling: Bool = false) throws {
+        trust.revocation = RevocationPolicy(mode: mode(stapling: stapling), allowsNetworkFetch: allowFetch)
         for path in crlFiles {
+            let bytes = try Self.read(path, flag: "--crl")
             do {
-                trust.crls += try CertificateRevocationList.crls(pemOrDER: try InputFiles.bytes(path))
+                trust.crls += try CertificateRevocationList.crls(pemOrDER: bytes)
             } catch let error as TLSTrustError {
                 throw TLSTrustError(error.code, "--crl \(path): \(error.message)")
             }
         }
         for path in ocspResponseFiles {
-            let bytes = try InputFiles.bytes(path)
+            let bytes = try Self.read(path, flag: "--ocsp-response")
             do {
                 _ = try OCSPResponse(derEncoded: bytes)
             } catch let error as TLSTrustError {
@@ -55,6 +63,15 @@ struct RevocationOptions: ParsableArguments {
             trust.ocspResponses.append(bytes)
         }
         if allowFetch { trust.revocationFetcher = HTTPRevocationFetcher() }
+    }
+
+    /// The file's bytes; a missing or unreadable file names the flag too (`--crl /x: no such file`).
+    private static func read(_ path: String, flag: String) throws -> [UInt8] {
+        do {
+            return try InputFiles.bytes(path)
+        } catch let error as TLSTrustError {
+            throw TLSTrustError(error.code, "\(flag) \(error.message)")
+        }
     }
 }
 

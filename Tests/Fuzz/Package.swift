@@ -11,7 +11,7 @@
 // `LLVMFuzzerTestOneInput` and `LLVMFuzzerInitialize` (which also implements `--make-seeds DIR`).
 import PackageDescription
 
-let fuzzTargets = ["CertificateDER", "CertificatePEM", "Chain", "PKCS12", "PinningConfiguration", "ClientHello"]
+let fuzzTargets = ["CertificateDER", "CertificatePEM", "Chain", "PKCS12", "PinningConfiguration", "ClientHello", "OCSPResponse", "CRL"]
 
 let package = Package(
     name: "TLSTrustFuzz",

@@ -1,0 +1,72 @@
+import FuzzSupport
+import Foundation
+import TLSTrust
+import TLSTrustTesting
+
+// CRLs (RFC 5280 §5): the core's parser, then, when the bytes parse, the engine judging the CRL
+// for a fixed leaf (RevocationFuzzPKI: hard revocation for the leaf) on every backend — issuer
+// matching, the signature, the time window, critical extensions, the issuing distribution point,
+// entries and reasons — with one verdict required of all backends. Any outcome is fine but a
+// crash, a leak, a hang, a disagreement or trust without a good answer.
+
+nonisolated(unsafe) var pki: RevocationFuzzPKI?
+
+/// The seeds: CRLs by the stored PKI's intermediate (and some by others), minted now.
+func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
+    let h = try RevocationFuzzPKI.mint(for: "CRL")
+    func build(issuer: TestCertificate? = nil, _ customize: (inout CRLBuilder) throws -> Void = { _ in }) throws -> [UInt8] {
+        var builder = try CRLBuilder(issuer: issuer ?? h.intermediate)
+        try customize(&builder)
+        return try builder.build()
+    }
+    let seeds: [(name: String, bytes: [UInt8])] = [
+        ("empty", try build()),
+        ("revokes-leaf", try build { $0.entries = [.init(h.leaf, reason: .keyCompromise)] }),
+        ("revokes-leaf-hold", try build { $0.entries = [.init(h.leaf, reason: .certificateHold)] }),
+        ("revokes-others", try build { $0.entries = [.init(serialNumber: [0x01, 0x02, 0x03]), .init(serialNumber: [0x7F])] }),
+        ("many-entries", try build { $0.syntheticEntryCount = 50 }),
+        ("idp-user-certs", try build { $0.issuingDistributionPoint = .init(uris: ["http://crl.example.com/ca.crl"], onlyContainsUserCerts: true) }),
+        ("idp-ca-certs", try build { $0.issuingDistributionPoint = .init(onlyContainsCACerts: true) }),
+        ("delta", try build { $0.deltaCRLIndicator = 1 }),
+        ("v1", try build { $0.version = nil; $0.crlNumber = nil }),
+        ("no-next-update", try build { $0.nextUpdate = nil }),
+        ("corrupt-signature", try build { $0.corruptsSignature = true }),
+        ("by-root", try build(issuer: h.root) { $0.entries = [.init(h.intermediate)] }),
+        ("sha384", try build { $0.signatureDigest = .sha384 }),
+    ]
+    let stored = try RevocationFuzzPKI.load(for: "CRL")
+    for (name, expected) in [("empty", "trusted"), ("revokes-leaf", "revoked"), ("corrupt-signature", "revocationStatusUnknown")] {
+        var trust = stored.trust()
+        trust.crls = [try CertificateRevocationList(derEncoded: seeds.first { $0.name == name }!.bytes)]
+        try stored.expect(trust, expected, seed: name)
+    }
+    return seeds
+}
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
+                       _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+    Fuzz.handleMakeSeeds(argc, argv, target: "CRL", make: makeSeeds)
+    CertificateParseCache.isEnabled = false
+    VerificationKeyCache.isEnabled = false
+    VerifiedChainCache.isEnabled = false
+    do {
+        pki = try RevocationFuzzPKI.load(for: "CRL")
+    } catch {
+        fatalError("CRL: cannot load the PKI: \(error)")
+    }
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    guard let pki else { return 0 }
+    let bytes = Fuzz.bytes(data, size)
+    guard let crl = try? CertificateRevocationList(derEncoded: bytes) else { return 0 }
+    // PEM/DER reading the CLI uses (--crl), on the same bytes.
+    _ = try? CertificateRevocationList.crls(pemOrDER: bytes)
+    var trust = pki.trust()
+    trust.crls = [crl]
+    pki.judgeEverywhere(trust, target: "CRL")
+    return 0
+}
