@@ -101,8 +101,15 @@ public struct SystemTrustStore: Sendable, Hashable, CustomStringConvertible {
     /// - Returns: whether the anchors changed.
     @discardableResult
     public func reload() -> Bool {
-        let before = generation
+        // The generation as last read, without checking the files: reading `generation` would let
+        // a due interval check notice the change first, and then this call would see none.
+        let before = lastRead?.generation ?? loaded(force: false).generation
         return loaded(force: true).generation != before
+    }
+
+    /// What was read last, without checking the files; nil if the store was never read.
+    private var lastRead: Loaded? {
+        Self.slots.withLock { $0[self] }.flatMap { slot in slot.state.withLock { $0 } }
     }
 
     /// What was read: the location, how many anchors, when, and how many times it changed.
