@@ -53,22 +53,79 @@ static inline int CMbedTLS_check_extended_key_usage(const mbedtls_x509_crt *crt,
  * race (and one may free a table the other is reading). Computing the table once, here, while the
  * key is still private to one thread, leaves every later verification read-only.
  * Returns 0 on success (or for non-EC keys).
+ *
+ * The table depends on the curve only, never on the key: keys imported for the engine borrow the
+ * one table per curve of a process-wide group instead (CMbedTLS_borrow_base_point_table), and only
+ * curves without such a group are warmed key by key here (~10 M instructions on P-256: a whole
+ * fixed-base scalar multiplication, table included).
  */
-static inline int CMbedTLS_warm_up_key(mbedtls_pk_context *pk) {
-    const mbedtls_pk_type_t type = mbedtls_pk_get_type(pk);
-    if (type != MBEDTLS_PK_ECKEY && type != MBEDTLS_PK_ECDSA && type != MBEDTLS_PK_ECKEY_DH) return 0;
-    mbedtls_ecp_keypair *ec = mbedtls_pk_ec(*pk);
-    if (ec == NULL || ec->grp.id == MBEDTLS_ECP_DP_NONE) return 0;
-    if (mbedtls_ecp_get_type(&ec->grp) != MBEDTLS_ECP_TYPE_SHORT_WEIERSTRASS) return 0;
+static inline int CMbedTLS_warm_up_group(mbedtls_ecp_group *grp) {
+    if (grp->id == MBEDTLS_ECP_DP_NONE) return 0;
+    if (mbedtls_ecp_get_type(grp) != MBEDTLS_ECP_TYPE_SHORT_WEIERSTRASS) return 0;
     mbedtls_ecp_point result;
     mbedtls_mpi one;
     mbedtls_ecp_point_init(&result);
     mbedtls_mpi_init(&one);
     int ret = mbedtls_mpi_lset(&one, 1);
-    if (ret == 0) ret = mbedtls_ecp_mul(&ec->grp, &result, &one, &ec->grp.G, NULL, NULL);
+    if (ret == 0) ret = mbedtls_ecp_mul(grp, &result, &one, &grp->G, NULL, NULL);
     mbedtls_mpi_free(&one);
     mbedtls_ecp_point_free(&result);
     return ret;
+}
+
+static inline int CMbedTLS_warm_up_key(mbedtls_pk_context *pk) {
+    const mbedtls_pk_type_t type = mbedtls_pk_get_type(pk);
+    if (type != MBEDTLS_PK_ECKEY && type != MBEDTLS_PK_ECDSA && type != MBEDTLS_PK_ECKEY_DH) return 0;
+    mbedtls_ecp_keypair *ec = mbedtls_pk_ec(*pk);
+    if (ec == NULL) return 0;
+    return CMbedTLS_warm_up_group(&ec->grp);
+}
+
+/* The curve of an EC key whose group uses a comb table for its base point (short Weierstrass),
+ * or MBEDTLS_ECP_DP_NONE (RSA keys, Montgomery curves). */
+static inline mbedtls_ecp_group_id CMbedTLS_comb_group_id(mbedtls_pk_context *pk) {
+    const mbedtls_pk_type_t type = mbedtls_pk_get_type(pk);
+    if (type != MBEDTLS_PK_ECKEY && type != MBEDTLS_PK_ECDSA && type != MBEDTLS_PK_ECKEY_DH) return MBEDTLS_ECP_DP_NONE;
+    mbedtls_ecp_keypair *ec = mbedtls_pk_ec(*pk);
+    if (ec == NULL || ec->grp.id == MBEDTLS_ECP_DP_NONE) return MBEDTLS_ECP_DP_NONE;
+    if (mbedtls_ecp_get_type(&ec->grp) != MBEDTLS_ECP_TYPE_SHORT_WEIERSTRASS) return MBEDTLS_ECP_DP_NONE;
+    return ec->grp.id;
+}
+
+/* Loads curve `id` into `grp` (initialised by the caller) and computes its base-point table:
+ * the process-wide group whose table keys of that curve borrow. 0 on success. */
+static inline int CMbedTLS_load_base_point_group(mbedtls_ecp_group *grp, mbedtls_ecp_group_id id) {
+    int ret = mbedtls_ecp_group_load(grp, id);
+    if (ret == 0) ret = CMbedTLS_warm_up_group(grp);
+    if (ret == 0 && grp->T == NULL) ret = MBEDTLS_ERR_ECP_FEATURE_UNAVAILABLE;
+    return ret;
+}
+
+/*
+ * Lends the base-point table of `shared` (a group of the same curve made by
+ * CMbedTLS_load_base_point_group, never freed) to the key's group, so that its verifications
+ * find the table computed (ecp_mul_comb only reads grp->T when it is set, and leaves it to the
+ * group). The key must give it back before it is freed (CMbedTLS_return_base_point_table):
+ * mbedtls_ecp_group_free would free it. Returns 0 when lent; nonzero (nothing changed) when the
+ * key is not of that curve or has a table of its own.
+ */
+static inline int CMbedTLS_borrow_base_point_table(mbedtls_pk_context *pk, const mbedtls_ecp_group *shared) {
+    if (shared == NULL || shared->T == NULL || CMbedTLS_comb_group_id(pk) != shared->id) return -1;
+    mbedtls_ecp_keypair *ec = mbedtls_pk_ec(*pk);
+    if (ec->grp.T != NULL || ec->grp.nbits != shared->nbits) return -1;
+    ec->grp.T = shared->T;
+    ec->grp.T_size = shared->T_size;
+    return 0;
+}
+
+/* Takes a borrowed table back from the key's group before mbedtls_pk_free. */
+static inline void CMbedTLS_return_base_point_table(mbedtls_pk_context *pk, const mbedtls_ecp_group *shared) {
+    if (shared == NULL || CMbedTLS_comb_group_id(pk) == MBEDTLS_ECP_DP_NONE) return;
+    mbedtls_ecp_keypair *ec = mbedtls_pk_ec(*pk);
+    if (ec->grp.T == shared->T) {
+        ec->grp.T = NULL;
+        ec->grp.T_size = 0;
+    }
 }
 
 /* Whether the EC group of `pk` holds its comb table (for tests of the warm-up). */
