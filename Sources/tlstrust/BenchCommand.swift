@@ -70,16 +70,22 @@ struct BenchCommand: ParsableCommand {
     @Flag(name: .customLong("cold-anchor-keys"), help: .hidden)
     var coldAnchorKeys = false
 
-    @Option(help: """
+    @Flag(help: "Report bytes per parsed certificate, imported key and cached verified chain, and the parse cache at its bound, instead of speeds.")
+    var memory = false
+
+    @Option(name: .customLong("threads"), help: """
         Run the evaluations (evaluate, evaluate-cold, evaluate-cached, evaluate-native) on this many \
-        threads at once, each on a chain of its own, and report their total throughput.
+        threads at once, each on a chain of its own, and report their total throughput and CPU time \
+        (given as 1, one thread measured the same way, for comparison).
         """)
-    var threads: Int = 1
+    var threadCount: Int?
+
+    var threads: Int { threadCount ?? 1 }
 
     func validate() throws {
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number") }
         if let iterations, iterations <= 0 { throw ValidationError("--iterations must be positive") }
-        guard threads >= 1, threads <= 64 else { throw ValidationError("--threads must be between 1 and 64") }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads must be between 1 and 64") }
         for name in backends where !TrustBackends.names.contains(name) {
             throw ValidationError("unknown backend '\(name)' (known: \(TrustBackends.names.joined(separator: ", ")))")
         }
@@ -96,6 +102,23 @@ struct BenchCommand: ParsableCommand {
         let coldStart = clock.now
         let systemAnchors = TrustAnchors.system.prepareForEngine()
         let systemMillis = (clock.now - coldStart).seconds * 1000
+
+        if memory {
+            let restore = (VerifiedChainCache.isEnabled, VerificationKeyCache.isEnabled, VerificationKeyCache.keepsKeysWithCertificates)
+            defer { (VerifiedChainCache.isEnabled, VerificationKeyCache.isEnabled, VerificationKeyCache.keepsKeysWithCertificates) = restore }
+            var rows: [BenchMemory.Row] = []
+            for chain in selectedChains {
+                rows += try BenchMemory.measure(fixture: BenchFixture(chain, directory: fixtureDirectory), chain: chain, backends: selectedBackends)
+            }
+            if json {
+                let objects = rows.map { ["what": $0.what, "backend": $0.backend, "chain": $0.chain, "count": $0.count, "bytes": $0.bytes, "bytesEach": $0.bytesEach] as [String: Any] }
+                let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print(BenchMemory.table(rows))
+            }
+            return
+        }
 
         var results: [BenchResult] = []
         let restoreParse = CertificateParseCache.isEnabled
@@ -126,7 +149,7 @@ struct BenchCommand: ParsableCommand {
                         continue
                     }
                     // With --threads, only the evaluations run on several threads.
-                    if threads > 1 && !operation.runsOnThreads { continue }
+                    if threadCount != nil && !operation.runsOnThreads { continue }
                     plan.append((backend, chain, operation))
                 }
             }
@@ -138,7 +161,7 @@ struct BenchCommand: ParsableCommand {
             fixtures[item.chain] = fixture
             let backendName = item.backend?.name ?? "core"
             progress.show(step: step + 1, of: plan.count, "\(backendName) \(item.chain.rawValue) \(item.operation.rawValue)")
-            if threads > 1 {
+            if threadCount != nil {
                 // One chain per thread: thread 0 takes the run's chain, the others mint their own
                 // (kept under the fixtures directory by thread number, when one is given).
                 var bodies = [try fixture.body(for: item.operation, backend: item.backend, coldAnchorKeys: coldAnchorKeys)]
@@ -163,7 +186,7 @@ struct BenchCommand: ParsableCommand {
 
         if json {
             print(BenchResult.json(results))
-        } else if threads > 1 {
+        } else if threadCount != nil {
             print(BenchReport.threadTable(results))
         } else {
             print(BenchReport.table(results))
@@ -513,9 +536,9 @@ struct BenchResult {
                 "opsPerSecond": (r.opsPerSecond * 10).rounded() / 10, "microsPerOp": (r.microsPerOp * 1000).rounded() / 1000,
                 "iterations": r.iterations,
             ]
-            if r.threads > 1 {
+            if let cpu = r.cpuSeconds {
                 object["threads"] = r.threads
-                if let cpu = r.cpuSeconds { object["cpuSeconds"] = (cpu * 1000).rounded() / 1000 }
+                object["cpuSeconds"] = (cpu * 1000).rounded() / 1000
             }
             if r.operation.hasPrefix("handshake-"),
                let baseline = results.first(where: { $0.backend == r.backend && $0.chain == r.chain && $0.operation == r.operation + "-unverified" }) {

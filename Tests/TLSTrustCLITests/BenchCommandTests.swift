@@ -52,6 +52,18 @@ struct BenchCommandTests {
         }
     }
 
+    @Test("--memory reports bytes per parsed certificate, imported key and cached chain")
+    func memory() throws {
+        let result = try ToolRunner.run(["bench", "--memory", "--backend", "mbedtls", "--chain", "p256", "--json"])
+        result.expectExit(0)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
+        #expect(array.count == 4, "\(array)")
+        for element in array {
+            #expect((element["count"] as? Int ?? 0) > 0, "\(element)")
+            #expect(element["bytes"] is Int && element["bytesEach"] is Int, "\(element)")
+        }
+    }
+
     @Test("the P-384 and RSA-4096 chains")
     func moreChains() throws {
         let result = try ToolRunner.run(["bench", "--backend", "mbedtls", "--chain", "p384", "--chain", "rsa4096", "--seconds", "0.02",
