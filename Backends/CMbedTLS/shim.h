@@ -3,6 +3,7 @@
 #include <mbedtls/version.h>
 #include <mbedtls/x509_crt.h>
 #include <mbedtls/pk.h>
+#include <mbedtls/rsa.h>
 #include <mbedtls/ecp.h>
 #include <mbedtls/md.h>
 #include <mbedtls/error.h>
@@ -126,6 +127,56 @@ static inline void CMbedTLS_return_base_point_table(mbedtls_pk_context *pk, cons
         ec->grp.T = NULL;
         ec->grp.T_size = 0;
     }
+}
+
+/*
+ * RSA keys shared by many threads, without a lock across the verification.
+ *
+ * mbedtls_rsa_public (2.28, MBEDTLS_THREADING_C) holds the context's own mutex for the whole
+ * public-key operation, because mbedtls_mpi_exp_mod may store the Montgomery constant R^2 mod N in
+ * ctx->RN on the key's first use. Threads verifying with one shared key (an intermediate's, an
+ * anchor's) therefore took turns. CMbedTLS_rsa_precompute stores RN at import, with the same three
+ * calls exp_mod makes, while the key is private to one thread; afterwards the public operation only
+ * reads N, E and RN (exp_mod copies RN into a local when it is set and never frees it), so
+ * CMbedTLS_rsa_verify runs it on a context of its own that borrows those three values: no lock,
+ * no write to the shared key.
+ */
+static inline int CMbedTLS_rsa_precompute(mbedtls_pk_context *pk) {
+    if (mbedtls_pk_get_type(pk) != MBEDTLS_PK_RSA) return 0;
+    mbedtls_rsa_context *rsa = mbedtls_pk_rsa(*pk);
+    if (rsa->RN.p != NULL) return 0;
+    int ret = mbedtls_mpi_lset(&rsa->RN, 1);
+    if (ret == 0) ret = mbedtls_mpi_shift_l(&rsa->RN, rsa->N.n * 2 * (sizeof(mbedtls_mpi_uint) * 8));
+    if (ret == 0) ret = mbedtls_mpi_mod_mpi(&rsa->RN, &rsa->RN, &rsa->N);
+    return ret;
+}
+
+/* PKCS#1 v1.5 (pss == 0) or RSASSA-PSS with MGF1 over `md` and a salt of `salt_len` bytes, as
+ * mbedtls_pk_verify / mbedtls_pk_verify_ext do it for an RSA key: a signature of exactly the
+ * modulus length, verified with mbedtls_rsa_rsassa_*_verify. 0 = valid. Requires
+ * CMbedTLS_rsa_precompute to have run on the key (nonzero otherwise). */
+static inline int CMbedTLS_rsa_verify(mbedtls_pk_context *pk, int pss, mbedtls_md_type_t md, int salt_len,
+                                      const unsigned char *hash, unsigned int hash_len,
+                                      const unsigned char *sig, size_t sig_len) {
+    if (mbedtls_pk_get_type(pk) != MBEDTLS_PK_RSA) return MBEDTLS_ERR_PK_TYPE_MISMATCH;
+    const mbedtls_rsa_context *shared = mbedtls_pk_rsa(*pk);
+    if (shared->RN.p == NULL) return MBEDTLS_ERR_RSA_BAD_INPUT_DATA;
+    if (sig_len != shared->len) return MBEDTLS_ERR_RSA_VERIFY_FAILED;
+    mbedtls_rsa_context local;
+    mbedtls_rsa_init(&local, MBEDTLS_RSA_PKCS_V15, 0);
+    local.ver = shared->ver;
+    local.len = shared->len;
+    local.N = shared->N;    /* borrowed: read only, given back below */
+    local.E = shared->E;
+    local.RN = shared->RN;
+    int ret = pss
+        ? mbedtls_rsa_rsassa_pss_verify_ext(&local, NULL, NULL, MBEDTLS_RSA_PUBLIC, md, hash_len, hash, md, salt_len, sig)
+        : mbedtls_rsa_rsassa_pkcs1_v15_verify(&local, NULL, NULL, MBEDTLS_RSA_PUBLIC, md, hash_len, hash, sig);
+    mbedtls_mpi_init(&local.N);
+    mbedtls_mpi_init(&local.E);
+    mbedtls_mpi_init(&local.RN);
+    mbedtls_rsa_free(&local);
+    return ret;
 }
 
 /* Whether the EC group of `pk` holds its comb table (for tests of the warm-up). */

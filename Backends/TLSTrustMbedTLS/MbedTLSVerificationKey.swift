@@ -6,8 +6,11 @@ import TLSTrust
 /// `mbedtls_pk_verify` (PKCS#1 v1.5, ECDSA) or `mbedtls_pk_verify_ext` (RSA-PSS).
 ///
 /// Thread safety: mbedTLS 2.28 only reads a public-key context while verifying, with two
-/// exceptions, both handled: an RSA context caches a Montgomery constant on first use, under its
-/// own mutex (Debian builds with `MBEDTLS_THREADING_C`); an EC key caches its group's comb table
+/// exceptions, both handled: an RSA context caches a Montgomery constant on first use, and
+/// `mbedtls_rsa_public` holds the context's own mutex (Debian builds with `MBEDTLS_THREADING_C`)
+/// for the whole operation because of it, so threads sharing a key took turns. `init` computes the
+/// constant (`CMbedTLS_rsa_precompute`), and each RSA verification runs on a context of its own
+/// that borrows the key's values (`CMbedTLS_rsa_verify`), with no lock. An EC key caches its group's comb table
 /// for the base point on first use without a lock. That table depends on the curve alone, so
 /// `init` lends the key the table of a process-wide group of its curve, computed once per process
 /// (``MbedTLSBasePointTable``), before the key is shared; only for a curve without such a group
@@ -40,7 +43,8 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
            CMbedTLS_borrow_base_point_table(pk, table.group) == 0 {
             borrowed = table
         }
-        let warmed = parsed == 0 && borrowed == nil ? CMbedTLS_warm_up_key(pk) : 0
+        var warmed = parsed == 0 && borrowed == nil ? CMbedTLS_warm_up_key(pk) : 0
+        if parsed == 0 && warmed == 0 { warmed = CMbedTLS_rsa_precompute(pk) }
         guard parsed == 0, warmed == 0 else {
             mbedtls_pk_free(pk)
             pk.deallocate()
@@ -114,6 +118,12 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         }
 
         let result: Int32 = signature.withUnsafeBufferPointer { sig in
+            if type == MBEDTLS_PK_RSA {
+                // Without the context's mutex (see the type's comment); the same checks as below.
+                var pss: Int32 = 0
+                if case .rsaPSS = scheme { pss = 1 }
+                return CMbedTLS_rsa_verify(pk, pss, md, Int32(digest.length), hash, UInt32(hashLength), sig.baseAddress, sig.count)
+            }
             if case .rsaPSS = scheme {
                 var options = mbedtls_pk_rsassa_pss_options(mgf1_hash_id: md, expected_salt_len: Int32(digest.length))
                 return mbedtls_pk_verify_ext(MBEDTLS_PK_RSASSA_PSS, &options, pk, md, hash, hashLength, sig.baseAddress, sig.count)
