@@ -61,15 +61,32 @@ final class GnuTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable
     /// `RSA_PSS` one.
     private func signAlgorithm(_ scheme: SignatureScheme) -> gnutls_sign_algorithm_t? {
         guard let keyType, scheme.fits(keyType) else { return nil }
+        // A switch, not a dictionary literal per call: this runs on every signature check.
         switch scheme {
         case .rsaPKCS1v15(let d):
-            return [.sha256: GNUTLS_SIGN_RSA_SHA256, .sha384: GNUTLS_SIGN_RSA_SHA384, .sha512: GNUTLS_SIGN_RSA_SHA512][d]
+            switch d {
+            case .sha256: return GNUTLS_SIGN_RSA_SHA256
+            case .sha384: return GNUTLS_SIGN_RSA_SHA384
+            case .sha512: return GNUTLS_SIGN_RSA_SHA512
+            }
         case .rsaPSS(let d) where keyType == .rsaPSS:
-            return [.sha256: GNUTLS_SIGN_RSA_PSS_SHA256, .sha384: GNUTLS_SIGN_RSA_PSS_SHA384, .sha512: GNUTLS_SIGN_RSA_PSS_SHA512][d]
+            switch d {
+            case .sha256: return GNUTLS_SIGN_RSA_PSS_SHA256
+            case .sha384: return GNUTLS_SIGN_RSA_PSS_SHA384
+            case .sha512: return GNUTLS_SIGN_RSA_PSS_SHA512
+            }
         case .rsaPSS(let d):
-            return [.sha256: GNUTLS_SIGN_RSA_PSS_RSAE_SHA256, .sha384: GNUTLS_SIGN_RSA_PSS_RSAE_SHA384, .sha512: GNUTLS_SIGN_RSA_PSS_RSAE_SHA512][d]
+            switch d {
+            case .sha256: return GNUTLS_SIGN_RSA_PSS_RSAE_SHA256
+            case .sha384: return GNUTLS_SIGN_RSA_PSS_RSAE_SHA384
+            case .sha512: return GNUTLS_SIGN_RSA_PSS_RSAE_SHA512
+            }
         case .ecdsa(let d):
-            return [.sha256: GNUTLS_SIGN_ECDSA_SHA256, .sha384: GNUTLS_SIGN_ECDSA_SHA384, .sha512: GNUTLS_SIGN_ECDSA_SHA512][d]
+            switch d {
+            case .sha256: return GNUTLS_SIGN_ECDSA_SHA256
+            case .sha384: return GNUTLS_SIGN_ECDSA_SHA384
+            case .sha512: return GNUTLS_SIGN_ECDSA_SHA512
+            }
         case .ed25519:
             return GNUTLS_SIGN_EDDSA_ED25519
         }

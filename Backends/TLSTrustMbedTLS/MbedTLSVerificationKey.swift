@@ -6,13 +6,25 @@ import TLSTrust
 /// `mbedtls_pk_verify` (PKCS#1 v1.5, ECDSA) or `mbedtls_pk_verify_ext` (RSA-PSS).
 ///
 /// Thread safety: mbedTLS 2.28 only reads a public-key context while verifying, with two
-/// exceptions, both handled: an RSA context caches a Montgomery constant on first use, under its
-/// own mutex (Debian builds with `MBEDTLS_THREADING_C`); an EC key caches its group's comb table
-/// on first use without a lock, so `init` computes it (`CMbedTLS_warm_up_key`) while the key is
-/// still private to one thread. Afterwards one key is shared read-only by every thread.
+/// exceptions, both handled: an RSA context caches a Montgomery constant on first use, and
+/// `mbedtls_rsa_public` holds the context's own mutex (Debian builds with `MBEDTLS_THREADING_C`)
+/// for the whole operation because of it, so threads sharing a key took turns. `init` computes the
+/// constant (`CMbedTLS_rsa_precompute`), and each RSA verification runs on a context of its own
+/// that borrows the key's values (`CMbedTLS_rsa_verify`), with no lock. An EC key caches its group's comb table
+/// for the base point on first use without a lock. That table depends on the curve alone, so
+/// `init` lends the key the table of a process-wide group of its curve, computed once per process
+/// (``MbedTLSBasePointTable``), before the key is shared; only for a curve without such a group
+/// does it compute the key's own (`CMbedTLS_warm_up_key`, a whole scalar multiplication).
+/// Afterwards one key is shared read-only by every thread.
+///
+/// Importing validates the key as mbedTLS's parser does (`mbedtls_pk_parse_public_key`: for EC
+/// keys `mbedtls_ecp_check_pubkey`, the point on the curve), whatever happens to the table: an
+/// invalid point is refused at import, as before.
 final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable {  // pk context read-only after init (see above)
     private let pk: UnsafeMutablePointer<mbedtls_pk_context>
     private let type: mbedtls_pk_type_t
+    /// The process-wide group whose base-point table this key's group borrows, if any.
+    private let basePointTable: MbedTLSBasePointTable?
 
     /// Imports a DER SubjectPublicKeyInfo.
     ///
@@ -26,7 +38,13 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         let pk = UnsafeMutablePointer<mbedtls_pk_context>.allocate(capacity: 1)
         mbedtls_pk_init(pk)
         let parsed = der.withUnsafeBufferPointer { mbedtls_pk_parse_public_key(pk, $0.baseAddress, $0.count) }
-        let warmed = parsed == 0 ? CMbedTLS_warm_up_key(pk) : 0
+        var borrowed: MbedTLSBasePointTable?
+        if parsed == 0, let table = MbedTLSBasePointTable.shared(for: CMbedTLS_comb_group_id(pk)),
+           CMbedTLS_borrow_base_point_table(pk, table.group) == 0 {
+            borrowed = table
+        }
+        var warmed = parsed == 0 && borrowed == nil ? CMbedTLS_warm_up_key(pk) : 0
+        if parsed == 0 && warmed == 0 { warmed = CMbedTLS_rsa_precompute(pk) }
         guard parsed == 0, warmed == 0 else {
             mbedtls_pk_free(pk)
             pk.deallocate()
@@ -41,7 +59,11 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         }
         self.pk = pk
         self.type = mbedtls_pk_get_type(pk)
+        self.basePointTable = borrowed
     }
+
+    /// Whether the key's group verifies with the process-wide base-point table of its curve (tests).
+    var borrowsBasePointTable: Bool { basePointTable != nil && CMbedTLS_has_comb_table(pk) != 0 }
 
     /// The key's type for the engine's list (mbedTLS 2.28 imports RSA and EC keys only).
     private var keyType: SignatureKeyType? {
@@ -53,6 +75,7 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     }
 
     deinit {
+        if let basePointTable { CMbedTLS_return_base_point_table(pk, basePointTable.group) }
         mbedtls_pk_free(pk)
         pk.deallocate()
     }
@@ -95,6 +118,12 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         }
 
         let result: Int32 = signature.withUnsafeBufferPointer { sig in
+            if type == MBEDTLS_PK_RSA {
+                // Without the context's mutex (see the type's comment); the same checks as below.
+                var pss: Int32 = 0
+                if case .rsaPSS = scheme { pss = 1 }
+                return CMbedTLS_rsa_verify(pk, pss, md, Int32(digest.length), hash, UInt32(hashLength), sig.baseAddress, sig.count)
+            }
             if case .rsaPSS = scheme {
                 var options = mbedtls_pk_rsassa_pss_options(mgf1_hash_id: md, expected_salt_len: Int32(digest.length))
                 return mbedtls_pk_verify_ext(MBEDTLS_PK_RSASSA_PSS, &options, pk, md, hash, hashLength, sig.baseAddress, sig.count)
@@ -104,3 +133,44 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         return result == 0
     }
 }
+
+/// A process-wide mbedTLS group of one curve whose comb table for the base point is computed once,
+/// for every key of that curve to borrow (`CMbedTLS_borrow_base_point_table`).
+///
+/// mbedTLS 2.28 keeps that table in each key's group and computes it on the group's first
+/// multiplication of the base point: a P-256 key paid ~10 M instructions for it on import (the
+/// warm-up that makes a shared key read-only), about half an ECDSA verification, although the
+/// table is the same for every key of the curve. Now the first key of a curve pays it once per
+/// process, and every other key none. The groups are never freed (one per curve used, a few
+/// kilobytes each); the table is only read once computed.
+final class MbedTLSBasePointTable: @unchecked Sendable {  // `group` is read-only after init
+    let group: UnsafeMutablePointer<mbedtls_ecp_group>
+
+    private init?(_ id: mbedtls_ecp_group_id) {
+        let group = UnsafeMutablePointer<mbedtls_ecp_group>.allocate(capacity: 1)
+        mbedtls_ecp_group_init(group)
+        guard CMbedTLS_load_base_point_group(group, id) == 0 else {
+            mbedtls_ecp_group_free(group)
+            group.deallocate()
+            return nil
+        }
+        self.group = group
+    }
+
+    /// The table of curve `id`, computed on first use (Swift's lazy globals run once, thread-safely);
+    /// nil for curves the engine does not accept (their keys warm their own table).
+    static func shared(for id: mbedtls_ecp_group_id) -> MbedTLSBasePointTable? {
+        switch id {
+        case MBEDTLS_ECP_DP_SECP256R1: mbedTLSP256BasePoint
+        case MBEDTLS_ECP_DP_SECP384R1: mbedTLSP384BasePoint
+        case MBEDTLS_ECP_DP_SECP521R1: mbedTLSP521BasePoint
+        default: nil
+        }
+    }
+
+    fileprivate static func make(_ id: mbedtls_ecp_group_id) -> MbedTLSBasePointTable? { MbedTLSBasePointTable(id) }
+}
+
+private let mbedTLSP256BasePoint = MbedTLSBasePointTable.make(MBEDTLS_ECP_DP_SECP256R1)
+private let mbedTLSP384BasePoint = MbedTLSBasePointTable.make(MBEDTLS_ECP_DP_SECP384R1)
+private let mbedTLSP521BasePoint = MbedTLSBasePointTable.make(MBEDTLS_ECP_DP_SECP521R1)

@@ -13,6 +13,7 @@ import TLSTrustTesting
 /// | `parse` | the core parses the presented chain (leaf + intermediate) from DER (backend `core`) |
 /// | `evaluate` | parse + the engine's evaluation, from DER, nothing reused between iterations but the prepared anchors |
 /// | `evaluate-native` | parse + the library's own verifier through TLSTrust (`engine: .native`) |
+/// | `evaluate-cold` | `evaluate` with every cache off: verified chains, parsed certificates and imported keys (``VerificationKeyCache``), so the presented certificates are parsed and their keys imported into the library on every iteration; the anchors are prepared once, their keys included, as `raw-c`'s store is (hidden `--cold-anchor-keys`: the anchors' keys are imported again on every iteration too) |
 /// | `evaluate-cached` | parse + evaluation of a chain already verified: the parse cache and the verified-chain cache answer |
 /// | `evaluate-stapled` | `evaluate` with hard-fail revocation of the leaf and a stapled OCSP response (the same bytes each time, as a server staples them) |
 /// | `evaluate-crl` | `evaluate` with hard-fail revocation of the leaf against a given CRL of 100,000 entries (parsed once, outside the loop) |
@@ -27,7 +28,8 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Measure evaluation throughput per backend on a freshly generated PKI.",
         discussion: """
-            Operations: parse, evaluate (engine, from DER), evaluate-native (the library's verifier \
+            Operations: parse, evaluate (engine, from DER), evaluate-cold (the same with every cache \
+            off, keys imported again each time), evaluate-native (the library's verifier \
             through TLSTrust), evaluate-cached (re-evaluation of a verified chain), evaluate-stapled / evaluate-crl \
             (evaluate with hard-fail revocation of the leaf against a stapled OCSP response / a 100,000-entry CRL), raw-c (the library's \
             own C verification from DER), signature-floor (two signature checks with imported keys), \
@@ -39,7 +41,7 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("backend"), help: "A backend to measure (repeatable; default: all).")
     var backends: [String] = []
 
-    @Option(name: .customLong("chain"), help: "rsa2048 or p256 (repeatable; default: both).")
+    @Option(name: .customLong("chain"), help: "rsa2048, p256, p384 or rsa4096 (repeatable; default: rsa2048 and p256).")
     var chains: [BenchChain] = []
 
     @Option(help: "Seconds to spend on each operation.")
@@ -63,9 +65,27 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("fixtures"), help: .hidden)
     var fixtureDirectory: String?
 
+    /// `evaluate-cold` also re-imports the anchors' keys on every iteration (the per-certificate key
+    /// memo off as well), which `raw-c`'s prepared store never does (hidden; for the docs' table).
+    @Flag(name: .customLong("cold-anchor-keys"), help: .hidden)
+    var coldAnchorKeys = false
+
+    @Flag(help: "Report bytes per parsed certificate, imported key and cached verified chain, and the parse cache at its bound, instead of speeds.")
+    var memory = false
+
+    @Option(name: .customLong("threads"), help: """
+        Run the evaluations (evaluate, evaluate-cold, evaluate-cached, evaluate-native) on this many \
+        threads at once, each on a chain of its own, and report their total throughput and CPU time \
+        (given as 1, one thread measured the same way, for comparison).
+        """)
+    var threadCount: Int?
+
+    var threads: Int { threadCount ?? 1 }
+
     func validate() throws {
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number") }
         if let iterations, iterations <= 0 { throw ValidationError("--iterations must be positive") }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads must be between 1 and 64") }
         for name in backends where !TrustBackends.names.contains(name) {
             throw ValidationError("unknown backend '\(name)' (known: \(TrustBackends.names.joined(separator: ", ")))")
         }
@@ -73,7 +93,7 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         let selectedBackends = try (backends.isEmpty ? TrustBackends.names : backends).map { try TrustBackends.named($0) }
-        let selectedChains = chains.isEmpty ? BenchChain.allCases : chains
+        let selectedChains = chains.isEmpty ? BenchChain.defaults : chains
         let selectedOperations = operations.isEmpty ? BenchOperation.allCases : operations
         let progress = BenchProgress(enabled: !json || isatty(STDERR_FILENO) != 0)
 
@@ -83,12 +103,33 @@ struct BenchCommand: ParsableCommand {
         let systemAnchors = TrustAnchors.system.prepareForEngine()
         let systemMillis = (clock.now - coldStart).seconds * 1000
 
+        if memory {
+            let restore = (VerifiedChainCache.isEnabled, VerificationKeyCache.isEnabled, VerificationKeyCache.keepsKeysWithCertificates)
+            defer { (VerifiedChainCache.isEnabled, VerificationKeyCache.isEnabled, VerificationKeyCache.keepsKeysWithCertificates) = restore }
+            var rows: [BenchMemory.Row] = []
+            for chain in selectedChains {
+                rows += try BenchMemory.measure(fixture: BenchFixture(chain, directory: fixtureDirectory), chain: chain, backends: selectedBackends)
+            }
+            if json {
+                let objects = rows.map { ["what": $0.what, "backend": $0.backend, "chain": $0.chain, "count": $0.count, "bytes": $0.bytes, "bytesEach": $0.bytesEach] as [String: Any] }
+                let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print(BenchMemory.table(rows))
+            }
+            return
+        }
+
         var results: [BenchResult] = []
         let restoreParse = CertificateParseCache.isEnabled
         let restoreChains = VerifiedChainCache.isEnabled
+        let restoreKeys = VerificationKeyCache.isEnabled
+        let restoreKeptKeys = VerificationKeyCache.keepsKeysWithCertificates
         defer {
             CertificateParseCache.isEnabled = restoreParse
             VerifiedChainCache.isEnabled = restoreChains
+            VerificationKeyCache.isEnabled = restoreKeys
+            VerificationKeyCache.keepsKeysWithCertificates = restoreKeptKeys
         }
 
         var plan: [(backend: (any TrustBackend)?, chain: BenchChain, operation: BenchOperation)] = []
@@ -107,6 +148,8 @@ struct BenchCommand: ParsableCommand {
                         notApplicable.append("\(backend.name) \(operation.rawValue)")
                         continue
                     }
+                    // With --threads, only the evaluations run on several threads.
+                    if threadCount != nil && !operation.runsOnThreads { continue }
                     plan.append((backend, chain, operation))
                 }
             }
@@ -118,7 +161,22 @@ struct BenchCommand: ParsableCommand {
             fixtures[item.chain] = fixture
             let backendName = item.backend?.name ?? "core"
             progress.show(step: step + 1, of: plan.count, "\(backendName) \(item.chain.rawValue) \(item.operation.rawValue)")
-            let body = try fixture.body(for: item.operation, backend: item.backend)
+            if threadCount != nil {
+                // One chain per thread: thread 0 takes the run's chain, the others mint their own
+                // (kept under the fixtures directory by thread number, when one is given).
+                var bodies = [try fixture.body(for: item.operation, backend: item.backend, coldAnchorKeys: coldAnchorKeys)]
+                for index in 1..<threads {
+                    let own = try BenchFixture(item.chain, directory: fixtureDirectory.map { "\($0)/thread\(index)" })
+                    bodies.append(try own.body(for: item.operation, backend: item.backend, coldAnchorKeys: coldAnchorKeys))
+                }
+                let measured = BenchMeasuredLoop.parallel(bodies, seconds: seconds, iterations: iterations)
+                results.append(BenchResult(
+                    backend: backendName, chain: item.chain.rawValue, operation: item.operation.rawValue,
+                    iterations: measured.iterations, seconds: measured.seconds, threads: threads,
+                    cpuSeconds: measured.cpuSeconds))
+                continue
+            }
+            let body = try fixture.body(for: item.operation, backend: item.backend, coldAnchorKeys: coldAnchorKeys)
             let measured = iterations.map { BenchMeasuredLoop.fixed(body, iterations: $0) } ?? BenchMeasuredLoop.timed(body, seconds: seconds)
             results.append(BenchResult(
                 backend: backendName, chain: item.chain.rawValue, operation: item.operation.rawValue,
@@ -128,6 +186,8 @@ struct BenchCommand: ParsableCommand {
 
         if json {
             print(BenchResult.json(results))
+        } else if threadCount != nil {
+            print(BenchReport.threadTable(results))
         } else {
             print(BenchReport.table(results))
             if !notApplicable.isEmpty {
@@ -149,11 +209,30 @@ struct BenchCommand: ParsableCommand {
     }
 }
 
-/// The chains `tlstrust bench` can mint.
+/// The chains `tlstrust bench` can mint (every certificate of a chain has the same key type).
 enum BenchChain: String, CaseIterable, ExpressibleByArgument {
-    case rsa2048, p256
+    case rsa2048, p256, p384, rsa4096
 
-    var keyAlgorithm: TestKeyAlgorithm { self == .rsa2048 ? .rsa2048 : .ecdsaP256 }
+    /// What runs when no `--chain` is given: the two chains of the earlier tables.
+    static let defaults: [BenchChain] = [.rsa2048, .p256]
+
+    var keyAlgorithm: TestKeyAlgorithm {
+        switch self {
+        case .rsa2048, .rsa4096: .rsa2048
+        case .p256: .ecdsaP256
+        case .p384: .ecdsaP384
+        }
+    }
+
+    /// The exact key type of every certificate of the chain.
+    var keyType: TestKeyType {
+        switch self {
+        case .rsa2048: .rsa(bits: 2048)
+        case .rsa4096: .rsa(bits: 4096)
+        case .p256: .ecdsa(.p256)
+        case .p384: .ecdsa(.p384)
+        }
+    }
 }
 
 /// The measured operations; the raw values are the contract's operation names.
@@ -162,6 +241,7 @@ enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
     case evaluate
     case evaluateNative = "evaluate-native"
     case evaluateCached = "evaluate-cached"
+    case evaluateCold = "evaluate-cold"
     case evaluateStapled = "evaluate-stapled"
     case evaluateCRL = "evaluate-crl"
     case rawC = "raw-c"
@@ -188,6 +268,14 @@ enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
         case .evaluateNative: backend is any NativeTrustVerifier
         case .rawC, .signatureFloor: backend is any RawVerificationBenchmarking
         default: true
+        }
+    }
+
+    /// Whether `--threads` runs the operation on several threads (the evaluations).
+    var runsOnThreads: Bool {
+        switch self {
+        case .evaluate, .evaluateCold, .evaluateCached, .evaluateNative: true
+        default: false
         }
     }
 
@@ -225,7 +313,11 @@ struct BenchFixture {
             ders = saved
             revocation = revocationFiles.compactMap { FileManager.default.contents(atPath: $0).map { [UInt8]($0) } }
         } else {
-            let h = try TestHierarchy.make(keyAlgorithm: chain.keyAlgorithm, leafDNSNames: [Self.host])
+            let keyType = chain.keyType
+            let h = try TestHierarchy.make(keyAlgorithm: chain.keyAlgorithm, leafDNSNames: [Self.host],
+                                           customizeRoot: { $0.keyType = keyType },
+                                           customizeIntermediate: { $0.keyType = keyType },
+                                           customizeLeaf: { $0.keyType = keyType })
             ders = [h.root.der, h.intermediate.der, h.leaf.der]
             minted = h
             var crl = try CRLBuilder(issuer: h.intermediate)
@@ -248,7 +340,7 @@ struct BenchFixture {
 
     /// The work of one iteration of `operation`, after checking once that it succeeds (a benchmark
     /// of a refused chain would measure the wrong thing).
-    func body(for operation: BenchOperation, backend: (any TrustBackend)?) throws -> () -> Bool {
+    func body(for operation: BenchOperation, backend: (any TrustBackend)?, coldAnchorKeys: Bool = false) throws -> () -> Bool {
         let der = presentedDER
         let anchors = self.anchors
         func evaluation(_ engine: TrustEngine, backend: any TrustBackend, stapled: [UInt8]? = nil,
@@ -266,6 +358,10 @@ struct BenchFixture {
             }
         }
         let body: () -> Bool
+        // Keys are imported once per process and kept (as a running program does) unless the
+        // operation says otherwise; only `evaluate-cold` imports them again.
+        VerificationKeyCache.isEnabled = true
+        VerificationKeyCache.keepsKeysWithCertificates = true
         switch (operation, backend) {
         case (.parse, _):
             CertificateParseCache.isEnabled = false
@@ -273,6 +369,14 @@ struct BenchFixture {
         case (.evaluate, let backend?):
             CertificateParseCache.isEnabled = false
             VerifiedChainCache.isEnabled = false
+            body = evaluation(.core, backend: backend)
+        case (.evaluateCold, let backend?):
+            CertificateParseCache.isEnabled = false
+            VerifiedChainCache.isEnabled = false
+            VerificationKeyCache.isEnabled = false
+            // The presented certificates are parsed afresh, so their keys are imported afresh; the
+            // anchors' keys stay with the prepared anchors unless asked otherwise.
+            VerificationKeyCache.keepsKeysWithCertificates = !coldAnchorKeys
             body = evaluation(.core, backend: backend)
         case (.evaluateNative, let backend?):
             CertificateParseCache.isEnabled = false
@@ -335,6 +439,56 @@ enum BenchMeasuredLoop {
         return (iterations, elapsed)
     }
 
+    /// Runs each body on a thread of its own, all started together, for `seconds` (or `iterations`
+    /// each); the total iterations over the wall time of the slowest thread, and the CPU time the
+    /// threads used (`CLOCK_THREAD_CPUTIME_ID`): CPU time well under threads × wall time means the
+    /// threads waited (for a lock, or for a core other processes held).
+    static func parallel(_ bodies: [() -> Bool], seconds: Double, iterations: Int?) -> (iterations: Int, seconds: Double, cpuSeconds: Double) {
+        final class Shared: @unchecked Sendable {  // written by each thread in its own slot, read after join
+            var iterations: [Int]
+            var cpu: [Double]
+            let start: DispatchSemaphore
+            let done = DispatchGroup()
+            init(_ n: Int) { iterations = Array(repeating: 0, count: n); cpu = Array(repeating: 0, count: n); start = DispatchSemaphore(value: 0) }
+        }
+        let shared = Shared(bodies.count)
+        for (index, body) in bodies.enumerated() {
+            shared.done.enter()
+            let unchecked = UncheckedBody(body)
+            let thread = Thread {
+                shared.start.wait()
+                let cpuStart = threadCPUSeconds()
+                if let iterations {
+                    for _ in 0..<iterations { BenchSink.consume(unchecked.body()) }
+                    shared.iterations[index] = iterations
+                } else {
+                    shared.iterations[index] = timed(unchecked.body, seconds: seconds).iterations
+                }
+                shared.cpu[index] = threadCPUSeconds() - cpuStart
+                shared.done.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in bodies { shared.start.signal() }
+        shared.done.wait()
+        return (shared.iterations.reduce(0, +), (clock.now - start).seconds, shared.cpu.reduce(0, +))
+    }
+
+    private static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// A measured body handed to another thread (each body is used by one thread only).
+    private struct UncheckedBody: @unchecked Sendable {
+        let body: () -> Bool
+        init(_ body: @escaping () -> Bool) { self.body = body }
+    }
+
     /// Runs `body` exactly `iterations` times.
     @inline(never)
     static func fixed(_ body: () -> Bool, iterations: Int) -> (iterations: Int, seconds: Double) {
@@ -363,6 +517,10 @@ struct BenchResult {
     let operation: String
     let iterations: Int
     let seconds: Double
+    /// Threads that ran the operation together (`--threads`), each on its own chain.
+    var threads = 1
+    /// CPU time the threads used, when more than one ran.
+    var cpuSeconds: Double? = nil
 
     var opsPerSecond: Double { Double(iterations) / seconds }
     var microsPerOp: Double { seconds * 1e6 / Double(iterations) }
@@ -378,6 +536,10 @@ struct BenchResult {
                 "opsPerSecond": (r.opsPerSecond * 10).rounded() / 10, "microsPerOp": (r.microsPerOp * 1000).rounded() / 1000,
                 "iterations": r.iterations,
             ]
+            if let cpu = r.cpuSeconds {
+                object["threads"] = r.threads
+                object["cpuSeconds"] = (cpu * 1000).rounded() / 1000
+            }
             if r.operation.hasPrefix("handshake-"),
                let baseline = results.first(where: { $0.backend == r.backend && $0.chain == r.chain && $0.operation == r.operation + "-unverified" }) {
                 object["unverifiedOpsPerSecond"] = (baseline.opsPerSecond * 10).rounded() / 10

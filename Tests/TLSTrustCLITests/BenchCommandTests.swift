@@ -5,8 +5,8 @@ import Testing
 @Suite("tlstrust bench")
 struct BenchCommandTests {
     static let operations: Set<String> = [
-        "evaluate", "evaluate-native", "evaluate-cached", "raw-c", "signature-floor", "parse",
-        "swift-certificates", "handshake-tls13", "handshake-tls12", "evaluate-stapled", "evaluate-crl",
+        "evaluate", "evaluate-native", "evaluate-cached", "evaluate-cold", "evaluate-stapled", "evaluate-crl",
+        "raw-c", "signature-floor", "parse", "swift-certificates", "handshake-tls13", "handshake-tls12",
     ]
 
     @Test("--json prints one array; each element names backend, chain, operation, opsPerSecond, microsPerOp")
@@ -33,8 +33,45 @@ struct BenchCommandTests {
                 #expect(baseline > 0)
             }
         }
-        #expect(seen.isSuperset(of: ["parse", "evaluate", "evaluate-native", "evaluate-cached", "raw-c", "signature-floor",
-                                     "handshake-tls13", "handshake-tls12", "evaluate-stapled", "evaluate-crl"]), "\(seen)")
+        #expect(seen.isSuperset(of: ["parse", "evaluate", "evaluate-native", "evaluate-cached", "evaluate-cold", "raw-c",
+                                     "signature-floor", "handshake-tls13", "handshake-tls12", "evaluate-stapled", "evaluate-crl"]), "\(seen)")
+    }
+
+    @Test("--threads 2 runs the evaluations on two threads, each on a chain of its own")
+    func threads() throws {
+        let result = try ToolRunner.run(["bench", "--backend", "mbedtls", "--chain", "p256", "--seconds", "0.02", "--threads", "2",
+                                         "--operation", "evaluate-cold", "--operation", "evaluate-cached", "--operation", "raw-c", "--json"])
+        result.expectExit(0)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
+        // raw-c is not an evaluation: only the two evaluations run on threads.
+        #expect(Set(array.compactMap { $0["operation"] as? String }) == ["evaluate-cold", "evaluate-cached"], "\(array)")
+        for element in array {
+            #expect(element["threads"] as? Int == 2, "\(element)")
+            #expect((element["cpuSeconds"] as? Double ?? 0) > 0, "\(element)")
+            #expect((element["iterations"] as? Int ?? 0) >= 2, "\(element)")
+        }
+    }
+
+    @Test("--memory reports bytes per parsed certificate, imported key and cached chain")
+    func memory() throws {
+        let result = try ToolRunner.run(["bench", "--memory", "--backend", "mbedtls", "--chain", "p256", "--json"])
+        result.expectExit(0)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
+        #expect(array.count == 4, "\(array)")
+        for element in array {
+            #expect((element["count"] as? Int ?? 0) > 0, "\(element)")
+            #expect(element["bytes"] is Int && element["bytesEach"] is Int, "\(element)")
+        }
+    }
+
+    @Test("the P-384 and RSA-4096 chains")
+    func moreChains() throws {
+        let result = try ToolRunner.run(["bench", "--backend", "mbedtls", "--chain", "p384", "--chain", "rsa4096", "--seconds", "0.02",
+                                         "--operation", "evaluate-cold", "--operation", "raw-c", "--json"])
+        result.expectExit(0)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
+        #expect(Set(array.compactMap { $0["chain"] as? String }) == ["p384", "rsa4096"], "\(array)")
+        #expect(array.count == 4, "\(array)")
     }
 
     @Test("the table and the SVG chart")

@@ -152,6 +152,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: what ``TrustBackend/importPublicKey(_:)`` throws; failures are not cached.
     public func verificationKey(for backend: some TrustBackend) throws -> any SignatureVerificationKey {
+        guard VerificationKeyCache.keepsKeysWithCertificates else { return try VerificationKeyCache.key(for: publicKey, backend: backend) }
         let name = backend.identity
         if let key = storage.verificationKeys.withLock({ $0[name] }) { return key }
         let key = try VerificationKeyCache.key(for: publicKey, backend: backend)

@@ -149,13 +149,29 @@ public enum VerificationKeyCache {
     /// Forgets every imported key (certificates keep their own).
     public static func removeAll() { table.withLock { $0.removeAll() } }
 
+    /// Whether a certificate keeps the keys imported for it (``Certificate/verificationKey(for:)``,
+    /// default true). Process-wide. Off, every signature check imports its issuer's key again, as
+    /// a program that caches nothing would: benchmarks of the cold path (`tlstrust bench`'s
+    /// `evaluate-cold`) switch it off with ``isEnabled``, so that no key outlives one evaluation.
+    @_spi(Benchmarking) public static var keepsKeysWithCertificates: Bool {
+        get { keepsWithCertificates.load(ordering: .relaxed) }
+        set { keepsWithCertificates.store(newValue, ordering: .relaxed) }
+    }
+
+    /// How many imported keys are kept at most (256). Process-wide.
+    public static let capacity = 256
+
+    /// How many imported keys are kept now.
+    public static var count: Int { table.withLock { $0.count } }
+
     struct ID: Hashable, Sendable {
         let backend: BackendIdentity
         let spki: DERKey
     }
 
     private static let enabled = Atomic<Bool>(true)
-    private static let table = Locked(LRUTable<ID, any SignatureVerificationKey>(capacity: 256))
+    private static let keepsWithCertificates = Atomic<Bool>(true)
+    private static let table = Locked(LRUTable<ID, any SignatureVerificationKey>(capacity: capacity))
 
     /// The key imported earlier for these bytes, or a new import (kept when it succeeds).
     static func key(for publicKey: PublicKey, backend: some TrustBackend) throws -> any SignatureVerificationKey {
