@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TLSTrustTesting
 import TLSTrust
 
 /// The fetcher's refusals that need no server: schemes, malformed URLs, a closed port, a passed
@@ -32,17 +33,19 @@ struct HTTPRevocationFetcherTests {
     }
 
     @Test("a closed port is a network failure, at once")
-    func closedPort() throws {
-        let listener = try TCPListener()
-        let port = listener.port
-        listener.close()
-        let start = ContinuousClock.now
-        let error = #expect(throws: TLSTrustError.self) {
-            _ = try fetcher.fetchCRL(from: "http://127.0.0.1:\(port)/ca.crl", deadline: Self.deadline())
+    func closedPort() async throws {
+        try await offThePool {
+            let listener = try TCPListener()
+            let port = listener.port
+            listener.close()
+            let start = ContinuousClock.now
+            let error = #expect(throws: TLSTrustError.self) {
+                _ = try fetcher.fetchCRL(from: "http://127.0.0.1:\(port)/ca.crl", deadline: Self.deadline())
+            }
+            #expect(error?.code == .networkFailure, "\(error?.message ?? "")")
+            #expect(error?.message.contains("127.0.0.1") == true)
+            #expect(ContinuousClock.now - start < .seconds(2))
         }
-        #expect(error?.code == .networkFailure, "\(error?.message ?? "")")
-        #expect(error?.message.contains("127.0.0.1") == true)
-        #expect(ContinuousClock.now - start < .seconds(2))
     }
 
     @Test("a passed deadline fails without connecting")
@@ -54,20 +57,22 @@ struct HTTPRevocationFetcherTests {
     }
 
     @Test("a server that never answers ends by the caller's deadline, or the fetcher's timeout if sooner")
-    func silentServer() throws {
-        let listener = try TCPListener()  // connections complete in the backlog; nobody reads or writes
-        defer { listener.close() }
-        let url = "http://127.0.0.1:\(listener.port)/ocsp"
-        for (fetcher, deadline, expected) in [(fetcher, Duration.seconds(1), Duration.seconds(1)),
-                                              (HTTPRevocationFetcher(limits: .init(timeout: .milliseconds(600))), .seconds(30), .milliseconds(600))] {
-            let start = ContinuousClock.now
-            let error = #expect(throws: TLSTrustError.self) {
-                _ = try fetcher.fetchOCSPResponse(request: [0x30, 0x00], responderURL: url, deadline: .now + deadline)
+    func silentServer() async throws {
+        try await offThePool {
+            let listener = try TCPListener()  // connections complete in the backlog; nobody reads or writes
+            defer { listener.close() }
+            let url = "http://127.0.0.1:\(listener.port)/ocsp"
+            for (fetcher, deadline, expected) in [(fetcher, Duration.seconds(1), Duration.seconds(1)),
+                                                  (HTTPRevocationFetcher(limits: .init(timeout: .milliseconds(600))), .seconds(30), .milliseconds(600))] {
+                let start = ContinuousClock.now
+                let error = #expect(throws: TLSTrustError.self) {
+                    _ = try fetcher.fetchOCSPResponse(request: [0x30, 0x00], responderURL: url, deadline: .now + deadline)
+                }
+                let elapsed = ContinuousClock.now - start
+                #expect(error?.code == .limitExceeded, "\(error?.message ?? "")")
+                #expect(error?.message.contains("deadline") == true)
+                #expect(elapsed >= expected && elapsed < expected * 2, "took \(elapsed)")
             }
-            let elapsed = ContinuousClock.now - start
-            #expect(error?.code == .limitExceeded, "\(error?.message ?? "")")
-            #expect(error?.message.contains("deadline") == true)
-            #expect(elapsed >= expected && elapsed < expected * 2, "took \(elapsed)")
         }
     }
 }
