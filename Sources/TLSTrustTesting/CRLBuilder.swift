@@ -230,7 +230,7 @@ public struct CRLBuilder: Sendable {
                 template.withUnsafeBufferPointer { source in
                     for index in 0..<syntheticEntryCount {
                         let at = start + index * source.count
-                        UnsafeMutableBufferPointer(rebasing: buffer[at..<(at + source.count)]).update(fromContentsOf: source)
+                        _ = UnsafeMutableBufferPointer(rebasing: buffer[at..<(at + source.count)]).update(fromContentsOf: source)
                         buffer[at + serialOffset] = UInt8(index >> 16 & 0xFF)
                         buffer[at + serialOffset + 1] = UInt8(index >> 8 & 0xFF)
                         buffer[at + serialOffset + 2] = UInt8(index & 0xFF)
