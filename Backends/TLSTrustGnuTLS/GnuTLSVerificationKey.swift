@@ -1,7 +1,8 @@
 internal import CGnuTLS
 import TLSTrust
 
-/// A subject public key imported into GnuTLS once (`gnutls_pubkey_import`, DER), for the engine's
+/// A subject public key imported into GnuTLS once (`gnutls_pubkey_import_rsa_raw` from the numbers
+/// the core parsed for rsaEncryption keys, `gnutls_pubkey_import` of the DER for others), for the engine's
 /// signature checks with `gnutls_pubkey_verify_data2`.
 ///
 /// Thread safety: GnuTLS only reads a public key while verifying (`gnutls_pubkey_verify_data2`
@@ -25,7 +26,18 @@ final class GnuTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable
         guard created >= 0, let made else {
             throw TLSTrustError(.backendFailure, "GnuTLS: gnutls_pubkey_init failed: \(GnuTLSLibrary.errorText(created))")
         }
-        let imported = GnuTLSLibrary.withDatum(publicKey.subjectPublicKeyInfoDER) { gnutls_pubkey_import(made, &$0, GNUTLS_X509_FMT_DER) }
+        let imported: Int32
+        if let numbers = publicKey.rsaPublicNumbers {
+            // The numbers the core's parser already read: GnuTLS's own DER import (libtasn1 builds
+            // and walks a tree of the SPKI) costs about as much again as the rest of a cold
+            // evaluation's bookkeeping. gnutls_pubkey_import_rsa_raw makes the same key (same
+            // params, GNUTLS_PK_RSA) and refuses a zero modulus or exponent as the DER import does.
+            imported = GnuTLSLibrary.withDatum(numbers.modulus) { m in
+                GnuTLSLibrary.withDatum(numbers.exponent) { e in gnutls_pubkey_import_rsa_raw(made, &m, &e) }
+            }
+        } else {
+            imported = GnuTLSLibrary.withDatum(publicKey.subjectPublicKeyInfoDER) { gnutls_pubkey_import(made, &$0, GNUTLS_X509_FMT_DER) }
+        }
         guard imported >= 0 else {
             gnutls_pubkey_deinit(made)
             let reason = GnuTLSLibrary.errorText(imported)

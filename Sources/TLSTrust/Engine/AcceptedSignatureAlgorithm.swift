@@ -16,7 +16,7 @@ struct AcceptedSignatureAlgorithm: Sendable {
     /// The scheme the engine asks a backend to verify; it carries the digest.
     let scheme: SignatureScheme
     /// The SubjectPublicKeyInfo algorithms whose keys can make this scheme's signatures.
-    let keyTypes: Set<SignatureKeyType>
+    let keyTypes: SignatureKeyTypes
     /// What else the issuing key must satisfy to be accepted.
     let keyRequirement: KeyRequirement
 
@@ -101,10 +101,15 @@ struct AcceptedSignatureAlgorithm: Sendable {
     /// Why the engine refuses `key` in any certificate of a path, or nil when an entry accepts it
     /// (``PathValidator``, `weakAlgorithm`).
     static func problem(with key: PublicKey) -> String? {
-        let types = SignatureKeyType.types(of: key.algorithm)
-        let candidates = all.filter { !$0.keyTypes.isDisjoint(with: types) }
-        guard let first = candidates.first else { return refusal(of: key) }
-        if candidates.contains(where: { $0.keyRequirement.problem(with: key) == nil }) { return nil }
+        // Runs for every certificate of every candidate path: a walk over the list, no sets or
+        // arrays built (the path validator's cost on a cold evaluation).
+        let types = SignatureKeyTypes(of: key.algorithm)
+        var first: AcceptedSignatureAlgorithm?
+        for entry in all where entry.keyTypes.overlaps(types) {
+            if entry.keyRequirement.problem(with: key) == nil { return nil }
+            if first == nil { first = entry }
+        }
+        guard let first else { return refusal(of: key) }
         return first.keyRequirement.problem(with: key)
     }
 
@@ -123,9 +128,9 @@ struct AcceptedSignatureAlgorithm: Sendable {
     /// here an RSA key fits every RSA entry; the library, which reads the SPKI, refuses a PKCS#1
     /// v1.5 signature under a PSS-only key through ``SignatureScheme/fits(_:)``.
     static func problem(with key: PublicKey, for scheme: SignatureScheme) -> (TrustFailureCode, String)? {
-        let types = SignatureKeyType.types(of: key.algorithm)
+        let types = SignatureKeyTypes(of: key.algorithm)
         guard !types.isEmpty else { return (.weakAlgorithm, problem(with: key) ?? refusal(of: key)) }
-        guard let entry = entry(for: scheme), !entry.keyTypes.isDisjoint(with: types) else {
+        guard let entry = entry(for: scheme), entry.keyTypes.overlaps(types) else {
             return (.badSignature, "a \(key.algorithm) key cannot make \(scheme) signatures")
         }
         guard entry.keyRequirement.isJudgedBeforeVerifying else { return nil }
@@ -165,17 +170,41 @@ public enum SignatureKeyType: Sendable, Hashable, CaseIterable, CustomStringConv
         case .ed25519: return "id-Ed25519"
         }
     }
+}
+
+/// A set of ``SignatureKeyType``s as bits: the accepted-algorithm list is consulted for every
+/// certificate of every candidate path, and a `Set` would be built and hashed each time.
+struct SignatureKeyTypes: OptionSet, Sendable {
+    let rawValue: UInt8
+
+    static let rsa = SignatureKeyTypes(rawValue: 1 << 0)
+    static let rsaPSS = SignatureKeyTypes(rawValue: 1 << 1)
+    static let ec = SignatureKeyTypes(rawValue: 1 << 2)
+    static let ed25519 = SignatureKeyTypes(rawValue: 1 << 3)
+
+    init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    init(_ type: SignatureKeyType) {
+        switch type {
+        case .rsa: self = .rsa
+        case .rsaPSS: self = .rsaPSS
+        case .ec: self = .ec
+        case .ed25519: self = .ed25519
+        }
+    }
 
     /// The key types a parsed key may be: ``PublicKey/Algorithm/rsa(bits:)`` stands for both RSA
     /// types; Ed448 and unknown algorithms are none.
-    static func types(of algorithm: PublicKey.Algorithm) -> Set<SignatureKeyType> {
+    init(of algorithm: PublicKey.Algorithm) {
         switch algorithm {
-        case .rsa: return [.rsa, .rsaPSS]
-        case .ec: return [.ec]
-        case .ed25519: return [.ed25519]
-        case .ed448, .other: return []
+        case .rsa: self = [.rsa, .rsaPSS]
+        case .ec: self = .ec
+        case .ed25519: self = .ed25519
+        case .ed448, .other: self = []
         }
     }
+
+    func overlaps(_ other: SignatureKeyTypes) -> Bool { rawValue & other.rawValue != 0 }
 }
 
 extension SignatureScheme {
@@ -184,7 +213,7 @@ extension SignatureScheme {
     /// v1.5 one under an id-RSASSA-PSS key). Not a policy on sizes or curves: the engine judges
     /// those. Backends answer "false" without asking their library when this is false.
     public func fits(_ keyType: SignatureKeyType) -> Bool {
-        AcceptedSignatureAlgorithm.entry(for: self)?.keyTypes.contains(keyType) ?? false
+        AcceptedSignatureAlgorithm.entry(for: self)?.keyTypes.contains(SignatureKeyTypes(keyType)) ?? false
     }
 
     /// The digest the scheme hashes the message with, or nil for Ed25519, which signs the

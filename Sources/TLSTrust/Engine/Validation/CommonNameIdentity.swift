@@ -27,8 +27,7 @@ enum CommonNameIdentity {
     static func names(of leaf: Certificate) -> [GeneralName] {
         guard leaf.subjectAltNames.isEmpty else { return [] }
         var out: [GeneralName] = []
-        for attribute in leaf.subject.attributes where attribute.oid == AttributeOID.commonName {
-            let cn = attribute.value
+        for cn in leaf.subject.commonNames {
             if let ip = IPAddress(cn) {
                 out.append(.ipAddress(ip.bytes))
             } else if let read = IPAddress(resolverReading: cn) {

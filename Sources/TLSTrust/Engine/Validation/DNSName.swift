@@ -11,16 +11,40 @@ enum DNSName {
     /// digits and hyphens, labels of 1–63 characters, at most 253 characters in all.
     /// `allowWildcard` admits `*` as the entire left-most label (presented identifiers only).
     static func labels(_ name: String, allowWildcard: Bool = false) -> [Substring]? {
-        let utf8 = name.utf8
-        guard !utf8.isEmpty, utf8.count <= 253, utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        let lower = name.lowercased()
-        let labels = lower.split(separator: ".", omittingEmptySubsequences: false)
-        for (i, label) in labels.enumerated() {
-            guard !label.isEmpty, label.utf8.count <= 63 else { return nil }
-            if i == 0 && allowWildcard && label == "*" { continue }
-            guard label.utf8.allSatisfy(isLDH) else { return nil }
+        guard isValid(name, allowWildcard: allowWildcard) else { return nil }
+        // Valid names are ASCII, so lowercasing the bytes is the whole of case folding.
+        let lower = String(decoding: name.utf8.map(asciiLowercase), as: UTF8.self)
+        return lower.split(separator: ".", omittingEmptySubsequences: false)
+    }
+
+    /// Whether `name` is a syntactically valid DNS name (the rules of
+    /// ``labels(_:allowWildcard:)``), read byte by byte without building anything: host-name
+    /// matching runs on every evaluation.
+    static func isValid(_ name: String, allowWildcard: Bool = false) -> Bool {
+        var total = 0, labelLength = 0, labelIndex = 0
+        var labelIsWildcard = false
+        for b in name.utf8 {
+            total += 1
+            if b == 0x2E {
+                guard labelLength > 0, labelLength <= 63 else { return false }
+                labelLength = 0
+                labelIndex += 1
+                labelIsWildcard = false
+                continue
+            }
+            labelLength += 1
+            if b == 0x2A && allowWildcard && labelIndex == 0 && labelLength == 1 {
+                labelIsWildcard = true
+                continue
+            }
+            // A `*` that is not the whole first label, or anything after a `*` in it.
+            guard !labelIsWildcard, isLDH(asciiLowercase(b)) else { return false }
         }
-        return labels
+        return total > 0 && total <= 253 && labelLength > 0 && labelLength <= 63
+    }
+
+    private static func asciiLowercase(_ b: UInt8) -> UInt8 {
+        b >= 0x41 && b <= 0x5A ? b | 0x20 : b
     }
 
     /// Why `host`, a reference identifier (the name an app connects to, trailing dot removed),
@@ -33,12 +57,13 @@ enum DNSName {
     /// CA's iPAddress constraints never see. No top-level domain is numeric (rustls-webpki refuses
     /// such names the same way).
     static func referenceProblem(_ host: String) -> String? {
-        guard let labels = labels(host) else {
+        guard isValid(host) else {
             return "the requested host is not a valid DNS name (ASCII letters, digits and hyphens; A-labels for IDNs)"
         }
         // Only digits, dots, `x` and hex letters can spell an address: most names skip the parse.
         let mayBeNumeric = host.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x78 || $0 == 0x58 || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }
-        if let last = labels.last, last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) || (mayBeNumeric && IPAddress(resolverReading: host) != nil) {
+        let lastLabel = host.utf8.reversed().prefix(while: { $0 != 0x2E })
+        if lastLabel.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) || (mayBeNumeric && IPAddress(resolverReading: host) != nil) {
             return "the requested host is not a DNS name: resolvers read '\(host)' as an IPv4 address (give the address in canonical form)"
         }
         return nil
@@ -55,6 +80,12 @@ enum DNSName {
     /// label, and never sits directly over a public suffix (`*.com`, `*.co.uk`; see
     /// ``PublicSuffixList``).
     static func matches(pattern: String, host: String) -> Bool {
+        // The common case, a pattern without a wildcard: two valid names equal but for ASCII case,
+        // compared byte by byte (equal bytes of valid names also means equal label counts).
+        if pattern.utf8.first != 0x2A {
+            guard isValid(pattern), isValid(host) else { return false }
+            return pattern.utf8.elementsEqual(host.utf8) { asciiLowercase($0) == asciiLowercase($1) }
+        }
         guard let h = labels(host), let p = labels(pattern, allowWildcard: true), p.count == h.count else { return false }
         if p[0] == "*" {
             let base = p.dropFirst()

@@ -19,7 +19,7 @@ enum HostNameMatcher {
             // A CN read as an address matches only when written canonically: `0xC0A80101` is
             // constrained as 192.168.1.1 (CommonNameIdentity) but never vouches for it.
             if commonNames.contains(.ipAddress(ip.bytes)),
-               certificate.subject.attributes.contains(where: { $0.oid == AttributeOID.commonName && $0.value == ip.description }) {
+               certificate.subject.commonNames.contains(ip.description) {
                 return nil
             }
             return "no iPAddress subjectAltName is \(ip)"

@@ -85,8 +85,8 @@ struct NameConstraintChecker {
     static func names(of certificate: Certificate, isLeaf: Bool) -> [GeneralName] {
         var names = certificate.subjectAltNames
         if !certificate.subject.isEmpty { names.append(.directoryName(certificate.subject)) }
-        for attribute in certificate.subject.attributes where attribute.oid == AttributeOID.emailAddress {
-            names.append(.rfc822Name(attribute.value))
+        for value in certificate.subject.values(of: AttributeOID.emailAddress) {
+            names.append(.rfc822Name(value))
         }
         if isLeaf { names += CommonNameIdentity.names(of: certificate) }
         return names

@@ -123,8 +123,7 @@ enum StructuralRules {
     /// such a CN misleads no matcher; `LintWarning` reports it as the issuance fault it is.
     static func commonNameProblem(_ c: Certificate) -> String? {
         guard !c.subjectAltNames.isEmpty else { return nil }
-        for attribute in c.subject.attributes where attribute.oid == AttributeOID.commonName {
-            let cn = attribute.value
+        for cn in c.subject.commonNames {
             if c.dnsNames.contains(cn) || c.ipAddresses.contains(where: { $0.description == cn }) { continue }
             if looksLikeIPAddress(cn) && IPAddress(cn)?.description != cn {
                 return "subject commonName '\(cn)' writes an IP address other than in its canonical text (CA/B Forum BR §7.1.4.3)"

@@ -20,14 +20,22 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         /// SipHash of `der`, computed once: certificates are hashed on every evaluation.
         let digest: Int
         let fields: ParsedCertificate
-        /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
-        let verificationKeys = Locked<[BackendIdentity: any SignatureVerificationKey]>([:])
-        /// Whether an issuer's key verified this certificate, when it signs OCSP responses as a
-        /// delegated responder (checked once per issuer key and backend).
-        let revocationSignerMemo = SignerMemo()
-        /// The hashes of its name and key that OCSP CertIDs of the certificates it issued carry,
-        /// per digest: computed once, since every stapled response is matched against them.
-        let ocspIssuerHashes = Locked<[OCSPCertID.HashAlgorithm: (name: [UInt8], key: [UInt8])]>([:])
+        /// What is learnt about the certificate after parsing, behind one lock: one allocation
+        /// and one mutex per certificate, not one per memo (a first connection parses every
+        /// certificate it is shown).
+        let memos = Locked(Memos())
+
+        struct Memos: Sendable {
+            /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
+            var verificationKeys: [BackendIdentity: any SignatureVerificationKey] = [:]
+            /// Whether an issuer's key verified this certificate, when it signs OCSP responses as a
+            /// delegated responder (checked once per issuer key and backend); made on first use.
+            var revocationSignerMemo: SignerMemo?
+            /// The hashes of its name and key that OCSP CertIDs of the certificates it issued carry,
+            /// per digest: computed once, since every stapled response is matched against them.
+            var ocspIssuerHashes: [OCSPCertID.HashAlgorithm: (name: [UInt8], key: [UInt8])] = [:]
+        }
+
         init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
             self.der = der
             self.digest = digest
@@ -68,13 +76,20 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public var derEncoded: [UInt8] { storage.der }
 
     var fields: ParsedCertificate { storage.fields }
-    var revocationSignerMemo: SignerMemo { storage.revocationSignerMemo }
+    var revocationSignerMemo: SignerMemo {
+        storage.memos.withLock { memos in
+            if let memo = memos.revocationSignerMemo { return memo }
+            let memo = SignerMemo()
+            memos.revocationSignerMemo = memo
+            return memo
+        }
+    }
 
     /// The issuerNameHash and issuerKeyHash of a CertID naming this certificate as the issuer.
     func ocspIssuerHashes(_ algorithm: OCSPCertID.HashAlgorithm) -> (name: [UInt8], key: [UInt8]) {
-        if let known = storage.ocspIssuerHashes.withLock({ $0[algorithm] }) { return known }
+        if let known = storage.memos.withLock({ $0.ocspIssuerHashes[algorithm] }) { return known }
         let hashes = (name: algorithm.digest(subject.derEncoded), key: algorithm.digest(Array(publicKey.subjectPublicKeyBytes)))
-        storage.ocspIssuerHashes.withLock { $0[algorithm] = hashes }
+        storage.memos.withLock { $0.ocspIssuerHashes[algorithm] = hashes }
         return hashes
     }
 
@@ -154,11 +169,11 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public func verificationKey(for backend: some TrustBackend) throws -> any SignatureVerificationKey {
         guard VerificationKeyCache.keepsKeysWithCertificates else { return try VerificationKeyCache.key(for: publicKey, backend: backend) }
         let name = backend.identity
-        if let key = storage.verificationKeys.withLock({ $0[name] }) { return key }
+        if let key = storage.memos.withLock({ $0.verificationKeys[name] }) { return key }
         let key = try VerificationKeyCache.key(for: publicKey, backend: backend)
-        return storage.verificationKeys.withLock { keys in
-            if let existing = keys[name] { return existing }
-            keys[name] = key
+        return storage.memos.withLock { memos in
+            if let existing = memos.verificationKeys[name] { return existing }
+            memos.verificationKeys[name] = key
             return key
         }
     }

@@ -23,26 +23,51 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         ]
     }
 
-    /// The DER encoding of the whole `Name`.
-    public let derEncoded: [UInt8]
-    /// The attributes in encoded order (most significant first, as certificates store them).
-    public let attributes: [Attribute]
+    /// The bytes the name was read from (the whole certificate, shared, not copied per name) and
+    /// where in them the `Name` lies.
+    private let source: [UInt8]
+    private let range: Range<Int>
+
+    /// The DER of the whole `Name`.
+    var encoded: ArraySlice<UInt8> { source[range] }
     /// The name as RFC 5280 §7.1 compares it (see ``NormalizedName``).
     public let normalized: NormalizedName
 
+    /// The DER encoding of the whole `Name`.
+    public var derEncoded: [UInt8] { Array(encoded) }
+
+    /// The attributes in encoded order (most significant first, as certificates store them).
+    ///
+    /// Decoded on each use from the DER, which the initializer has already read in full and
+    /// refused if any value was malformed: evaluations compare names in their normalized form and
+    /// never need these strings, so a parse does not build them.
+    public var attributes: [Attribute] {
+        (try? readAttributes(where: { _ in true })) ?? []
+    }
+
     /// True for a name with no attributes (an empty SEQUENCE).
-    public var isEmpty: Bool { attributes.isEmpty }
+    public var isEmpty: Bool { normalized.isEmpty }
 
     /// The first commonName attribute, if any.
-    public var commonName: String? { attributes.first { $0.oid == AttributeOID.commonName }?.value }
+    public var commonName: String? { commonNames.first }
+
+    /// Every commonName attribute's value, in encoded order.
+    var commonNames: [String] { values(of: AttributeOID.commonName) }
+
+    /// The values of the attributes of type `oid` (dotted), in encoded order, decoding no other.
+    func values(of oid: String) -> [String] {
+        ((try? readAttributes(where: { $0 == oid })) ?? []).map(\.value)
+    }
 
     /// `CN=…, O=…` in encoded order.
     public var description: String {
         attributes.map { "\($0.shortName)=\($0.value)" }.joined(separator: ", ")
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.derEncoded == rhs.derEncoded }
-    public func hash(into hasher: inout Hasher) { hasher.combine(derEncoded) }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.encoded.elementsEqual(rhs.encoded) }
+    public func hash(into hasher: inout Hasher) {
+        encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 
     /// Parses a DER-encoded X.501 `Name`, such as the CA names a TLS server sends with its
     /// certificate request.
@@ -61,33 +86,32 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Reads the `Name` at `node`: every attribute type and value is checked (a malformed one
+    /// makes the whole name malformed) and folded into ``normalized``; no strings are kept.
     init(bytes: [UInt8], node: DERNode) throws {
         guard node.identifier == DERTag.sequence else { throw DERError(description: "Name is not a SEQUENCE") }
-        derEncoded = Array(bytes[node.encoded])
-        var attributes: [Attribute] = []
-        var normalizedRDNs: [[NormalizedName.Value]] = []
-        var rdns = DERReader(bytes, contentsOf: node)
+        source = bytes
+        range = node.encoded
+        normalized = try NormalizedName(bytes: bytes, node: node)
+    }
+
+    /// The attributes whose dotted type satisfies `include`, decoded.
+    private func readAttributes(where include: (String) -> Bool) throws -> [Attribute] {
+        let bytes = source
+        var outer = DERReader(bytes, range: range)
+        let name = try outer.read(DERTag.sequence, "Name")
+        var out: [Attribute] = []
+        var rdns = DERReader(bytes, contentsOf: name)
         while !rdns.isAtEnd {
-            let rdn = try rdns.read(DERTag.set, "RelativeDistinguishedName")
-            var atvs = DERReader(bytes, contentsOf: rdn)
-            var normalizedRDN: [NormalizedName.Value] = []
-            guard !atvs.isAtEnd else { throw DERError(description: "empty RelativeDistinguishedName") }
+            var atvs = DERReader(bytes, contentsOf: try rdns.read(DERTag.set, "RelativeDistinguishedName"))
             while !atvs.isAtEnd {
-                let atv = try atvs.read(DERTag.sequence, "AttributeTypeAndValue")
-                var fields = DERReader(bytes, contentsOf: atv)
+                var fields = DERReader(bytes, contentsOf: try atvs.read(DERTag.sequence, "AttributeTypeAndValue"))
                 let oid = try fields.read(DERTag.objectIdentifier, "attribute type").objectIdentifier(in: bytes)
                 let valueNode = try fields.readAny()
-                guard fields.isAtEnd else { throw DERError(description: "extra data in AttributeTypeAndValue") }
-                let value = try Self.decodeString(bytes, valueNode)
-                attributes.append(Attribute(oid: oid, value: value))
-                normalizedRDN.append(NormalizedName.Value(oid: oid, bytes: bytes, node: valueNode, decoded: value))
+                if include(oid) { out.append(Attribute(oid: oid, value: try Self.decodeString(bytes, valueNode))) }
             }
-            // Nearly every RDN has one attribute; sorting that would only copy it.
-            if normalizedRDN.count > 1 { normalizedRDN.sort() }
-            normalizedRDNs.append(normalizedRDN)
         }
-        self.attributes = attributes
-        self.normalized = NormalizedName(rdns: normalizedRDNs)
+        return out
     }
 
     /// Decodes an attribute value exactly, or refuses it.
@@ -103,22 +127,13 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
     /// compared byte for byte.
     static func decodeString(_ bytes: [UInt8], _ node: DERNode) throws -> String {
         let slice = bytes[node.contents]
-        func check(_ allowed: (UInt8) -> Bool, _ type: String) throws -> String {
-            guard slice.allSatisfy(allowed) else { throw DERError(description: "\(type) with a character its type does not allow") }
-            return String(decoding: slice, as: UTF8.self)
-        }
         switch node.identifier {
         case DERTag.utf8String:
             guard let text = String(validating: slice, as: UTF8.self) else { throw DERError(description: "UTF8String that is not valid UTF-8") }
             return text
-        case DERTag.printableString:
-            return try check(isPrintableStringCharacter, "PrintableString")
-        case DERTag.numericString:
-            return try check({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x20 }, "NumericString")
-        case DERTag.visibleString:
-            return try check({ $0 >= 0x20 && $0 <= 0x7E }, "VisibleString")
-        case DERTag.ia5String:
-            return try check({ $0 < 0x80 }, "IA5String")
+        case DERTag.printableString, DERTag.numericString, DERTag.visibleString, DERTag.ia5String:
+            try checkCharacters(bytes, node)
+            return String(decoding: slice, as: UTF8.self)
         case DERTag.teletexString:
             return String(slice.map { Character(Unicode.Scalar($0)) })
         case DERTag.bmpString:
@@ -142,6 +157,22 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
             return String(scalars)
         default:
             return "#" + slice.map { String(format2: $0) }.joined()
+        }
+    }
+
+    /// Refuses a PrintableString, NumericString, VisibleString or IA5String with a character its
+    /// type does not allow; other types pass (their decoding checks them).
+    static func checkCharacters(_ bytes: [UInt8], _ node: DERNode) throws {
+        let slice = bytes[node.contents]
+        func check(_ allowed: (UInt8) -> Bool, _ type: String) throws {
+            guard slice.allSatisfy(allowed) else { throw DERError(description: "\(type) with a character its type does not allow") }
+        }
+        switch node.identifier {
+        case DERTag.printableString: try check(isPrintableStringCharacter, "PrintableString")
+        case DERTag.numericString: try check({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x20 }, "NumericString")
+        case DERTag.visibleString: try check({ $0 >= 0x20 && $0 <= 0x7E }, "VisibleString")
+        case DERTag.ia5String: try check({ $0 < 0x80 }, "IA5String")
+        default: return
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A distinguished name in the form RFC 5280 §7.1 compares names: attribute by attribute,
 /// each relative distinguished name as a set, string values case-folded with surrounding
 /// whitespace removed and inner runs of whitespace collapsed, and the string type ignored
@@ -11,21 +13,148 @@
 /// directoryName name constraints compare in it, so that an excluded name cannot be escaped by
 /// re-encoding it (other type, other case, doubled spaces).
 public struct NormalizedName: Sendable, Hashable {
-    /// One attribute: its type and its value in comparable form.
-    struct Value: Sendable, Hashable, Comparable {
-        let oid: String
-        /// The folded text of a string value, or `#<tag><hex>` for any other type (compared exactly).
-        let text: String
+    /// The comparable form as one byte string: for each RDN in order, its value count, then each
+    /// value (sorted by these bytes when an RDN has several) as the attribute type's DER contents
+    /// and its text, each with a 4-byte length. For a string value the text is a 0 byte and the
+    /// folded UTF-8 (NFC when not ASCII, so canonically equivalent texts are one); for any other
+    /// type, a 1 byte, the tag and the contents, compared exactly. The encoding delimits itself,
+    /// so one name's bytes being a prefix of another's is exactly its RDNs being a prefix.
+    ///
+    /// Why bytes: names are normalized on every parse and compared on every issuer lookup, and
+    /// one buffer with its hash computed once costs a fraction of arrays of strings.
+    let key: [UInt8]
+    /// How many RDNs the name has.
+    let rdnCount: Int
+    /// The hash of `key`, computed once: names are hashed on every issuer lookup.
+    private let cachedHash: Int
 
-        init(oid: String, bytes: [UInt8], node: DERNode, decoded: String) {
-            self.oid = oid
-            switch node.identifier {
+    /// Reads and checks the `Name` SEQUENCE at `node` of `bytes`.
+    init(bytes: [UInt8], node: DERNode) throws {
+        var key: [UInt8] = []
+        key.reserveCapacity(node.contents.count * 2)
+        var count = 0
+        var rdns = DERReader(bytes, contentsOf: node)
+        while !rdns.isAtEnd {
+            let rdn = try rdns.read(DERTag.set, "RelativeDistinguishedName")
+            var atvs = DERReader(bytes, contentsOf: rdn)
+            guard !atvs.isAtEnd else { throw DERError(description: "empty RelativeDistinguishedName") }
+            let countAt = key.count
+            Self.appendLength(0, to: &key)
+            var values = 0
+            while !atvs.isAtEnd {
+                try Self.appendValue(bytes, try atvs.read(DERTag.sequence, "AttributeTypeAndValue"), to: &key)
+                values += 1
+            }
+            Self.setLength(values, at: countAt, in: &key)
+            // An RDN is a set: its values in one canonical order. Nearly every RDN has one.
+            if values > 1 { Self.sortValues(of: &key, from: countAt + 4) }
+            count += 1
+        }
+        self.init(key: key, rdnCount: count)
+    }
+
+    private init(key: [UInt8], rdnCount: Int) {
+        self.key = key
+        self.rdnCount = rdnCount
+        var hasher = Hasher()
+        key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        cachedHash = hasher.finalize()
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cachedHash == rhs.cachedHash && lhs.key == rhs.key }
+    public func hash(into hasher: inout Hasher) { hasher.combine(cachedHash) }
+
+    /// True when the name has no attributes.
+    var isEmpty: Bool { rdnCount == 0 }
+
+    /// Whether `self` lies within the subtree `base` (RFC 5280 §4.2.1.10 directoryName: `base`'s
+    /// RDNs are a prefix of `self`'s).
+    func isWithin(_ base: NormalizedName) -> Bool {
+        base.rdnCount <= rdnCount && key.starts(with: base.key)
+    }
+
+    /// Appends one AttributeTypeAndValue: the type checked, the value checked and folded.
+    private static func appendValue(_ bytes: [UInt8], _ atv: DERNode, to key: inout [UInt8]) throws {
+        var fields = DERReader(bytes, contentsOf: atv)
+        let type = try fields.read(DERTag.objectIdentifier, "attribute type")
+        try type.checkObjectIdentifier(in: bytes)
+        let value = try fields.readAny()
+        guard fields.isAtEnd else { throw DERError(description: "extra data in AttributeTypeAndValue") }
+        appendLength(type.contents.count, to: &key)
+        key.append(contentsOf: bytes[type.contents])
+        let lengthAt = key.count
+        appendLength(0, to: &key)
+        if Value.isStringType(value.identifier) {
+            key.append(0)
+            try Value.appendFolded(bytes, value, to: &key)
+        } else {
+            key.append(1)
+            key.append(value.identifier)
+            key.append(contentsOf: bytes[value.contents])
+        }
+        setLength(key.count - lengthAt - 4, at: lengthAt, in: &key)
+    }
+
+    /// Sorts the values written from `start` to the end of `key` by their bytes.
+    private static func sortValues(of key: inout [UInt8], from start: Int) {
+        func length(at i: Int) -> Int {
+            Int(key[i]) << 24 | Int(key[i + 1]) << 16 | Int(key[i + 2]) << 8 | Int(key[i + 3])
+        }
+        var chunks: [ArraySlice<UInt8>] = []
+        var i = start
+        while i < key.count {
+            let textAt = i + 4 + length(at: i)
+            let end = textAt + 4 + length(at: textAt)
+            chunks.append(key[i..<end])
+            i = end
+        }
+        let sorted = Array(chunks.sorted { $0.lexicographicallyPrecedes($1) }.joined())
+        key.replaceSubrange(start..<key.count, with: sorted)
+    }
+
+    private static func appendLength(_ length: Int, to key: inout [UInt8]) {
+        key.append(UInt8(truncatingIfNeeded: length >> 24))
+        key.append(UInt8(truncatingIfNeeded: length >> 16))
+        key.append(UInt8(truncatingIfNeeded: length >> 8))
+        key.append(UInt8(truncatingIfNeeded: length))
+    }
+
+    private static func setLength(_ length: Int, at index: Int, in key: inout [UInt8]) {
+        key[index] = UInt8(truncatingIfNeeded: length >> 24)
+        key[index + 1] = UInt8(truncatingIfNeeded: length >> 16)
+        key[index + 2] = UInt8(truncatingIfNeeded: length >> 8)
+        key[index + 3] = UInt8(truncatingIfNeeded: length)
+    }
+
+    /// The folding of attribute values.
+    enum Value {
+        /// The directory-string types, IA5String, VisibleString and NumericString: compared as
+        /// folded text whatever the type.
+        static func isStringType(_ tag: UInt8) -> Bool {
+            switch tag {
             case DERTag.utf8String, DERTag.printableString, DERTag.teletexString, DERTag.bmpString,
                  DERTag.universalString, DERTag.ia5String, DERTag.visibleString, DERTag.numericString:
-                text = Self.fold(decoded)
+                return true
             default:
-                text = "#" + String(format2: node.identifier) + bytes[node.contents].hexString()
+                return false
             }
+        }
+
+        /// Checks the string value at `node` exactly as ``DistinguishedName/decodeString(_:_:)``
+        /// does and appends its folded UTF-8. An all-ASCII value of a single-byte type is checked
+        /// and folded byte by byte (nearly every name); anything else is decoded, folded as a
+        /// `String` and put in NFC.
+        static func appendFolded(_ bytes: [UInt8], _ node: DERNode, to key: inout [UInt8]) throws {
+            let range = node.contents
+            let singleByte = node.identifier != DERTag.bmpString && node.identifier != DERTag.universalString
+            if singleByte && !bytes[range].contains(where: { $0 >= 0x80 }) {
+                // decodeString's character checks, on bytes that need no decoding.
+                try DistinguishedName.checkCharacters(bytes, node)
+                appendFoldedASCII(bytes[range], to: &key)
+                return
+            }
+            let folded = foldGeneral(try DistinguishedName.decodeString(bytes, node))
+            key.append(contentsOf: folded.precomposedStringWithCanonicalMapping.utf8)
         }
 
         /// RFC 4518-style preparation, reduced to what certificates need: case fold, trim,
@@ -50,62 +179,42 @@ public struct NormalizedName: Sendable, Hashable {
             return out
         }
 
-        /// `fold` for a string that is all ASCII (nearly every name), byte by byte: the same result
-        /// as the general path (ASCII letters lowered; tab, LF, VT, FF, CR and space are the ASCII
+        /// `fold` for a string that is all ASCII (nearly every name): the same result as the
+        /// general path (ASCII letters lowered; tab, LF, VT, FF, CR and space are the ASCII
         /// characters `Character.isWhitespace` accepts), without grapheme breaking. Nil otherwise.
         static func foldASCII(_ s: String) -> String? {
-            var s = s
-            return s.withUTF8 { bytes -> String? in
-                var needsWork = false
-                for b in bytes {
-                    if b >= 0x80 { return nil }
-                    if (b >= 0x41 && b <= 0x5A) || (b >= 0x09 && b <= 0x0D) || b == 0x20 { needsWork = true }
-                }
-                if !needsWork { return nil }
-                return String(unsafeUninitializedCapacity: bytes.count) { out in
-                    var count = 0
-                    var pendingSpace = false
-                    for b in bytes {
-                        if (b >= 0x09 && b <= 0x0D) || b == 0x20 {
-                            pendingSpace = count > 0
-                            continue
-                        }
-                        if pendingSpace {
-                            out[count] = 0x20
-                            count += 1
-                        }
-                        pendingSpace = false
-                        out[count] = (b >= 0x41 && b <= 0x5A) ? b + 0x20 : b
-                        count += 1
-                    }
-                    return count
-                }
-            } ?? (s.utf8.allSatisfy { $0 < 0x80 } ? s : nil)
+            guard s.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+            var out: [UInt8] = []
+            appendFoldedASCII(s.utf8, to: &out)
+            return String(decoding: out, as: UTF8.self)
         }
 
-        static func < (a: Value, b: Value) -> Bool { (a.oid, a.text) < (b.oid, b.text) }
-    }
-
-    let rdns: [[Value]]
-    /// The hash of `rdns`, computed once: names are hashed on every issuer lookup.
-    private let cachedHash: Int
-
-    init(rdns: [[Value]]) {
-        self.rdns = rdns
-        var hasher = Hasher()
-        hasher.combine(rdns)
-        cachedHash = hasher.finalize()
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cachedHash == rhs.cachedHash && lhs.rdns == rhs.rdns }
-    public func hash(into hasher: inout Hasher) { hasher.combine(cachedHash) }
-
-    /// True when the name has no attributes.
-    var isEmpty: Bool { rdns.isEmpty }
-
-    /// Whether `self` lies within the subtree `base` (RFC 5280 §4.2.1.10 directoryName: `base`'s
-    /// RDNs are a prefix of `self`'s).
-    func isWithin(_ base: NormalizedName) -> Bool {
-        base.rdns.count <= rdns.count && zip(base.rdns, rdns).allSatisfy { $0 == $1 }
+        /// Appends the fold of ASCII `bytes`: letters lowered, leading and trailing whitespace
+        /// dropped, inner runs of it written as one space. The bytes are copied in one go and
+        /// folded in place (folding never lengthens), not appended one by one.
+        static func appendFoldedASCII<S: Collection<UInt8>>(_ bytes: S, to out: inout [UInt8]) {
+            let start = out.count
+            out.append(contentsOf: bytes)
+            let written = out.withUnsafeMutableBufferPointer { buffer -> Int in
+                var w = start
+                var pendingSpace = false
+                for r in start..<buffer.count {
+                    let b = buffer[r]
+                    if (b >= 0x09 && b <= 0x0D) || b == 0x20 {
+                        pendingSpace = w > start
+                        continue
+                    }
+                    if pendingSpace {
+                        buffer[w] = 0x20
+                        w += 1
+                        pendingSpace = false
+                    }
+                    buffer[w] = (b >= 0x41 && b <= 0x5A) ? b + 0x20 : b
+                    w += 1
+                }
+                return w
+            }
+            out.removeLast(out.count - written)
+        }
     }
 }

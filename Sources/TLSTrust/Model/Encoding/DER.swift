@@ -154,6 +154,24 @@ extension DERNode {
         return text
     }
 
+    /// Checks an OBJECT IDENTIFIER as ``objectIdentifier(in:)`` does (not empty, minimal arcs,
+    /// none over 64 bits, not truncated) without building its text: for readers that compare
+    /// OIDs by their encoding.
+    func checkObjectIdentifier(in bytes: [UInt8]) throws {
+        guard !contents.isEmpty else { throw DERError(description: "empty object identifier") }
+        var value: UInt64 = 0
+        var inArc = false
+        for i in contents {
+            let b = bytes[i]
+            if !inArc && b == 0x80 { throw DERError(description: "non-minimal OID arc") }
+            guard value <= (UInt64.max >> 7) else { throw DERError(description: "OID arc too large") }
+            value = (value << 7) | UInt64(b & 0x7F)
+            inArc = b & 0x80 != 0
+            if !inArc { value = 0 }
+        }
+        guard !inArc else { throw DERError(description: "truncated OID") }
+    }
+
     /// A BOOLEAN's value; DER allows only 0x00 and 0xFF.
     func boolean(in bytes: [UInt8]) throws -> Bool {
         guard contents.count == 1 else { throw DERError(description: "bad BOOLEAN length") }
@@ -204,7 +222,16 @@ enum KnownOID {
 
     static func lookup(_ bytes: [UInt8], _ range: Range<Int>) -> String? {
         guard let key = key(bytes, range) else { return nil }
-        return table[key]
+        // A binary search over the sorted keys: a few integer comparisons, where a dictionary
+        // would hash the key with SipHash on every OID of every certificate.
+        var low = 0, high = sortedKeys.count
+        while low < high {
+            let mid = (low + high) / 2
+            let k = sortedKeys[mid]
+            if k == key { return sortedOIDs[mid] }
+            if (k.count, k.high, k.low) < (key.count, key.high, key.low) { low = mid + 1 } else { high = mid }
+        }
+        return nil
     }
 
     /// The dotted OIDs in the table.
@@ -229,13 +256,13 @@ enum KnownOID {
         "2.16.840.1.101.3.4.2.2", "2.16.840.1.101.3.4.2.3",
     ]
 
-    static let table: [Key: String] = {
-        var table: [Key: String] = [:]
-        for oid in dotted {
+    /// The table's keys in (count, high, low) order, and the dotted OID of each.
+    static let (sortedKeys, sortedOIDs): ([Key], [String]) = {
+        let entries = dotted.compactMap { oid -> (Key, String)? in
             let encoded = encode(oid)
-            if let key = key(encoded, encoded.indices) { table[key] = oid }
-        }
-        return table
+            return key(encoded, encoded.indices).map { ($0, oid) }
+        }.sorted { ($0.0.count, $0.0.high, $0.0.low) < ($1.0.count, $1.0.high, $1.0.low) }
+        return (entries.map(\.0), entries.map(\.1))
     }()
 
     /// The DER contents of a dotted OID (only for the table's own, well-formed entries).

@@ -10,11 +10,14 @@ enum DERExtensions {
     static func forEach(_ der: [UInt8], _ node: DERNode, allowsEmpty: Bool,
                         _ body: (_ oid: String, _ critical: Bool, _ value: DERNode) throws -> Void) throws {
         var r = DERReader(der, contentsOf: node)
-        var seen = Set<String>()
+        // The extnIDs read so far, by their encoding: a handful per certificate, so a scan of
+        // them costs less than hashing each OID's text into a set.
+        var seen: [Range<Int>] = []
         guard allowsEmpty || !r.isAtEnd else { throw DERError(description: "empty Extensions") }
         while !r.isAtEnd {
             var x = DERReader(der, contentsOf: try r.read(DERTag.sequence, "Extension"))
-            let oid = try x.read(DERTag.objectIdentifier, "extnID").objectIdentifier(in: der)
+            let oidNode = try x.read(DERTag.objectIdentifier, "extnID")
+            let oid = try oidNode.objectIdentifier(in: der)
             var critical = false
             if let c = try x.readOptional(DERTag.boolean) {
                 critical = try c.boolean(in: der)
@@ -22,7 +25,10 @@ enum DERExtensions {
             }
             let value = try x.read(DERTag.octetString, "extnValue")
             guard x.isAtEnd else { throw DERError(description: "extra fields in Extension") }
-            guard seen.insert(oid).inserted else { throw DERError(description: "duplicate extension \(oid)") }
+            guard !seen.contains(where: { der[$0].elementsEqual(der[oidNode.contents]) }) else {
+                throw DERError(description: "duplicate extension \(oid)")
+            }
+            seen.append(oidNode.contents)
             try body(oid, critical, value)
         }
     }

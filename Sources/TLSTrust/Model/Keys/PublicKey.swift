@@ -30,6 +30,17 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     public let algorithm: Algorithm
     /// Where the subjectPublicKey BIT STRING's bytes (after its unused-bits octet) lie in the DER.
     private let keyBitsRange: Range<Int>
+    /// Where an rsaEncryption key's modulus and exponent INTEGER contents lie in the DER.
+    private var rsaNumberRanges: (modulus: Range<Int>, exponent: Range<Int>)?
+
+    /// For an rsaEncryption key (not an id-RSASSA-PSS one, whose parameters restrict it), the
+    /// contents of its modulus and publicExponent INTEGERs, big-endian as encoded (a leading zero
+    /// octet included). A backend can build its key from these numbers, which this parser has
+    /// already checked, instead of having its library decode the DER a second time: on a first
+    /// connection that decode is a large part of an evaluation.
+    public var rsaPublicNumbers: (modulus: ArraySlice<UInt8>, exponent: ArraySlice<UInt8>)? {
+        rsaNumberRanges.map { (subjectPublicKeyInfoDER[$0.modulus], subjectPublicKeyInfoDER[$0.exponent]) }
+    }
 
     /// The subjectPublicKey itself, without the SPKI's algorithm header: the PKCS#1 RSAPublicKey for
     /// RSA, the X9.63 point (`04‖X‖Y`) for EC, the raw 32 bytes for Ed25519 — what Apple's
@@ -68,8 +79,13 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             guard k.isAtEnd else { throw DERError(description: "trailing bytes after the RSAPublicKey") }
             var f = DERReader(bytes, contentsOf: rsa)
             let modulus = try f.read(DERTag.integer, "modulus").contents
-            _ = try f.read(DERTag.integer, "publicExponent")
+            let exponent = try f.read(DERTag.integer, "publicExponent").contents
             guard f.isAtEnd else { throw DERError(description: "extra fields in RSAPublicKey") }
+            if oid == AlgorithmOID.rsaEncryption {
+                let base = node.encoded.lowerBound
+                rsaNumberRanges = ((modulus.lowerBound - base)..<(modulus.upperBound - base),
+                                   (exponent.lowerBound - base)..<(exponent.upperBound - base))
+            }
             var first = modulus.lowerBound
             while first < modulus.upperBound && bytes[first] == 0 { first += 1 }
             let bits = first < modulus.upperBound
