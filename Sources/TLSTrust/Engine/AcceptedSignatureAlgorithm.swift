@@ -213,8 +213,38 @@ extension SignatureScheme {
     /// v1.5 one under an id-RSASSA-PSS key). Not a policy on sizes or curves: the engine judges
     /// those. Backends answer "false" without asking their library when this is false.
     public func fits(_ keyType: SignatureKeyType) -> Bool {
-        AcceptedSignatureAlgorithm.entry(for: self)?.keyTypes.contains(SignatureKeyTypes(keyType)) ?? false
+        keyTypes.contains(SignatureKeyTypes(keyType))
     }
+
+    /// The key types the list's entry for this scheme takes, none when the list has no entry.
+    /// Read on every signature check, so an array lookup by the scheme's position, filled from
+    /// the list once, not a dictionary lookup per call.
+    var keyTypes: SignatureKeyTypes { Self.keyTypesByIndex[index] }
+
+    /// A dense position for each of the ten schemes.
+    private var index: Int {
+        func d(_ digest: DigestAlgorithm) -> Int {
+            switch digest {
+            case .sha256: return 0
+            case .sha384: return 1
+            case .sha512: return 2
+            }
+        }
+        switch self {
+        case .rsaPKCS1v15(let digest): return d(digest)
+        case .rsaPSS(let digest): return 3 + d(digest)
+        case .ecdsa(let digest): return 6 + d(digest)
+        case .ed25519: return 9
+        }
+    }
+
+    private static let keyTypesByIndex: [SignatureKeyTypes] = {
+        var table = [SignatureKeyTypes](repeating: [], count: 10)
+        for entry in AcceptedSignatureAlgorithm.all where table[entry.scheme.index].isEmpty {
+            table[entry.scheme.index] = entry.keyTypes
+        }
+        return table
+    }()
 
     /// The digest the scheme hashes the message with, or nil for Ed25519, which signs the
     /// message as is.

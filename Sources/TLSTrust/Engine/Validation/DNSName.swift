@@ -21,10 +21,15 @@ enum DNSName {
     /// ``labels(_:allowWildcard:)``), read byte by byte without building anything: host-name
     /// matching runs on every evaluation.
     static func isValid(_ name: String, allowWildcard: Bool = false) -> Bool {
-        var total = 0, labelLength = 0, labelIndex = 0
+        var name = name
+        return name.withUTF8 { isValid($0, allowWildcard: allowWildcard) }
+    }
+
+    private static func isValid(_ bytes: UnsafeBufferPointer<UInt8>, allowWildcard: Bool) -> Bool {
+        guard !bytes.isEmpty, bytes.count <= 253 else { return false }
+        var labelLength = 0, labelIndex = 0
         var labelIsWildcard = false
-        for b in name.utf8 {
-            total += 1
+        for b in bytes {
             if b == 0x2E {
                 guard labelLength > 0, labelLength <= 63 else { return false }
                 labelLength = 0
@@ -40,7 +45,7 @@ enum DNSName {
             // A `*` that is not the whole first label, or anything after a `*` in it.
             guard !labelIsWildcard, isLDH(asciiLowercase(b)) else { return false }
         }
-        return total > 0 && total <= 253 && labelLength > 0 && labelLength <= 63
+        return labelLength > 0 && labelLength <= 63
     }
 
     private static func asciiLowercase(_ b: UInt8) -> UInt8 {
@@ -83,8 +88,14 @@ enum DNSName {
         // The common case, a pattern without a wildcard: two valid names equal but for ASCII case,
         // compared byte by byte (equal bytes of valid names also means equal label counts).
         if pattern.utf8.first != 0x2A {
-            guard isValid(pattern), isValid(host) else { return false }
-            return pattern.utf8.elementsEqual(host.utf8) { asciiLowercase($0) == asciiLowercase($1) }
+            var pattern = pattern, host = host
+            return pattern.withUTF8 { p in
+                host.withUTF8 { h in
+                    guard isValid(p, allowWildcard: false), isValid(h, allowWildcard: false), p.count == h.count else { return false }
+                    for i in 0..<p.count where asciiLowercase(p[i]) != asciiLowercase(h[i]) { return false }
+                    return true
+                }
+            }
         }
         guard let h = labels(host), let p = labels(pattern, allowWildcard: true), p.count == h.count else { return false }
         if p[0] == "*" {

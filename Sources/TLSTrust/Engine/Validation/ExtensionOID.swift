@@ -20,6 +20,32 @@ enum ExtensionOID {
     /// id-pkix-ocsp-nocheck (RFC 6960 §4.2.2.2.1), on delegated OCSP responders.
     static let ocspNoCheck = RevocationOID.ocspNoCheck
 
+    /// The last arc n of an id-ce extension OID (2.5.29.n, n < 128: DER `55 1D n`), read from its
+    /// encoding, or nil for any other OID. The certificate parser dispatches on this number, and
+    /// the extension reader finds duplicates with it, without comparing dotted strings; the
+    /// `IDCE` numbers below are the constants above, as checked by a test.
+    static func idCENumber(_ der: [UInt8], _ node: DERNode) -> UInt8? {
+        let c = node.contents
+        guard c.count == 3, der[c.lowerBound] == 0x55, der[c.lowerBound + 1] == 0x1D, der[c.lowerBound + 2] < 0x80 else { return nil }
+        return der[c.lowerBound + 2]
+    }
+
+    /// The id-ce numbers of the extensions above (2.5.29.n).
+    enum IDCE {
+        static let subjectKeyIdentifier: UInt8 = 14
+        static let keyUsage: UInt8 = 15
+        static let subjectAltName: UInt8 = 17
+        static let basicConstraints: UInt8 = 19
+        static let nameConstraints: UInt8 = 30
+        static let crlDistributionPoints: UInt8 = 31
+        static let certificatePolicies: UInt8 = 32
+        static let policyMappings: UInt8 = 33
+        static let authorityKeyIdentifier: UInt8 = 35
+        static let policyConstraints: UInt8 = 36
+        static let extendedKeyUsage: UInt8 = 37
+        static let inhibitAnyPolicy: UInt8 = 54
+    }
+
     /// Extensions the engine processes, so their criticality does not make a certificate
     /// unusable. The four policy extensions are processed by ``PolicyGraph`` (RFC 5280 §6.1 with
     /// RFC 9618's policy graph) on every path, whatever the caller's policy inputs.

@@ -117,14 +117,23 @@ struct PathBuilder<Backend: TrustBackend> {
     private func candidates(for child: Certificate) -> [(Certificate, Bool)] {
         let name = child.issuer.normalized
         let keyID = child.authorityKeyIdentifier?.keyIdentifier
-        func ordered(_ certs: [Certificate]) -> [Certificate] {
-            guard let keyID else { return certs }
-            let usable = certs.filter { $0.subjectKeyIdentifier == nil || $0.subjectKeyIdentifier == keyID }
-            return usable.filter { $0.subjectKeyIdentifier == keyID } + usable.filter { $0.subjectKeyIdentifier == nil }
+        let anchorCandidates = anchors.candidates(named: name)
+        let intermediateCandidates = intermediatesBySubject[name] ?? []
+        // One array, built in one pass per group and tier (this runs on every step of every
+        // evaluation): with an AKI, SKI matches first, then certificates without an SKI; others
+        // are dropped.
+        var out: [(Certificate, Bool)] = []
+        out.reserveCapacity(anchorCandidates.count + intermediateCandidates.count)
+        for (group, isAnchor) in [(anchorCandidates, true), (intermediateCandidates, false)] {
+            func admits(_ c: Certificate) -> Bool { isAnchor || !anchors.contains(c) }
+            guard let keyID else {
+                for c in group where admits(c) { out.append((c, isAnchor)) }
+                continue
+            }
+            for c in group where c.subjectKeyIdentifier == keyID && admits(c) { out.append((c, isAnchor)) }
+            for c in group where c.subjectKeyIdentifier == nil && admits(c) { out.append((c, isAnchor)) }
         }
-        let anchorCandidates = ordered(anchors.candidates(named: name))
-        let intermediateCandidates = ordered((intermediatesBySubject[name] ?? []).filter { !anchors.contains($0) })
-        return anchorCandidates.map { ($0, true) } + intermediateCandidates.map { ($0, false) }
+        return out
     }
 
     /// Whether `issuer`'s key verifies `child`'s signature. An edge signed with a scheme the engine

@@ -30,20 +30,20 @@ enum StructuralRules {
         // MARK: RFC 5280 (every profile)
         if c.issuer.isEmpty { add(.malformedCertificate, "empty issuer name (RFC 5280 §4.1.2.4)") }
         if role.isCA && c.subject.isEmpty { add(.malformedCertificate, "CA certificate with an empty subject name (RFC 5280 §4.1.2.6)") }
-        if let sanCritical = c.isCritical(ExtensionOID.subjectAltName), c.subjectAltNames.isEmpty {
+        if let sanCritical = c.isCritical(idCE: ExtensionOID.IDCE.subjectAltName), c.subjectAltNames.isEmpty {
             _ = sanCritical
             add(.malformedCertificate, "empty subjectAltName extension (RFC 5280 §4.2.1.6)")
         }
-        if c.subject.isEmpty && c.isCritical(ExtensionOID.subjectAltName) != true {
+        if c.subject.isEmpty && c.isCritical(idCE: ExtensionOID.IDCE.subjectAltName) != true {
             add(.malformedCertificate, "empty subject without a critical subjectAltName (RFC 5280 §4.2.1.6)")
         }
-        if c.isCritical(ExtensionOID.authorityKeyIdentifier) == true {
+        if c.isCritical(idCE: ExtensionOID.IDCE.authorityKeyIdentifier) == true {
             add(.malformedCertificate, "critical authorityKeyIdentifier (RFC 5280 §4.2.1.1: MUST NOT)")
         }
-        if c.isCritical(ExtensionOID.subjectKeyIdentifier) == true {
+        if c.isCritical(idCE: ExtensionOID.IDCE.subjectKeyIdentifier) == true {
             add(.malformedCertificate, "critical subjectKeyIdentifier (RFC 5280 §4.2.1.2: MUST NOT)")
         }
-        if c.isCritical(ExtensionOID.policyConstraints) == false {
+        if c.isCritical(idCE: ExtensionOID.IDCE.policyConstraints) == false {
             add(.malformedCertificate, "non-critical policyConstraints (RFC 5280 §4.2.1.11: MUST be critical)")
         }
         if let ku, ku.contains(.keyCertSign), !isCA {
@@ -59,7 +59,7 @@ enum StructuralRules {
         if let ku, ku.isEmpty {
             add(.invalidKeyUsage, "keyUsage with no bit set (RFC 5280 §4.2.1.3)")
         }
-        if profile == .rfc5280, c.isCritical(ExtensionOID.nameConstraints) == false {  // not under .apple
+        if profile == .rfc5280, c.isCritical(idCE: ExtensionOID.IDCE.nameConstraints) == false {  // not under .apple
             add(.malformedCertificate, "non-critical nameConstraints (RFC 5280 §4.2.1.10: MUST be critical)")
         }
 
@@ -97,7 +97,7 @@ enum StructuralRules {
             // pins, `openssl req -x509`'s cA:TRUE default) is trusted as that exact certificate,
             // whatever its cA flag, as Apple and Go trust it; `Certificate.lint()` warns.
             if isCA && role == .leaf { add(.malformedCertificate, "leaf certificate that is a CA (basicConstraints cA:TRUE)") }
-            if c.isCritical(ExtensionOID.extendedKeyUsage) == true {
+            if c.isCritical(idCE: ExtensionOID.IDCE.extendedKeyUsage) == true {
                 add(.malformedCertificate, "critical extendedKeyUsage in a leaf certificate (web PKI: MUST NOT)")
             }
             if c.extendedKeyUsage?.contains(ExtendedKeyUsageOID.anyExtendedKeyUsage) == true {
@@ -105,7 +105,7 @@ enum StructuralRules {
             }
             if let problem = commonNameProblem(c) { add(.malformedCertificate, problem) }
         }
-        if c.isCritical(ExtensionOID.subjectAltName) == true && !c.subject.isEmpty {
+        if c.isCritical(idCE: ExtensionOID.IDCE.subjectAltName) == true && !c.subject.isEmpty {
             add(.malformedCertificate, "critical subjectAltName with a non-empty subject (web PKI)")
         }
         return out

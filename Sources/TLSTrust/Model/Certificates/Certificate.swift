@@ -152,6 +152,15 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Whether an extension with this OID is present and marked critical (nil when absent).
     public func isCritical(_ oid: String) -> Bool? { fields.extensions.first { $0.oid == oid }?.critical }
 
+    /// ``isCritical(_:)`` for the id-ce extension 2.5.29.`number` (``ExtensionOID/IDCE``), from
+    /// bits kept at parse time rather than a search of the extension list by text.
+    func isCritical(idCE number: UInt8) -> Bool? {
+        let bit: UInt64 = 1 << (number & 63)
+        let present = number < 64 ? fields.idCEPresent.low : fields.idCEPresent.high
+        let critical = number < 64 ? fields.idCECritical.low : fields.idCECritical.high
+        return present & bit == 0 ? nil : critical & bit != 0
+    }
+
     /// True when subject and issuer names are byte-identical (a root or a self-issued certificate).
     public var isSelfIssued: Bool { fields.subject == fields.issuer || fields.subject.normalized == fields.issuer.normalized }
 

@@ -64,7 +64,7 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
         attributes.map { "\($0.shortName)=\($0.value)" }.joined(separator: ", ")
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.encoded.elementsEqual(rhs.encoded) }
+    public static func == (lhs: Self, rhs: Self) -> Bool { sameBytes(lhs.encoded, rhs.encoded) }
     public func hash(into hasher: inout Hasher) {
         encoded.withUnsafeBytes { hasher.combine(bytes: $0) }
     }

@@ -61,7 +61,7 @@ public struct NormalizedName: Sendable, Hashable {
         cachedHash = hasher.finalize()
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cachedHash == rhs.cachedHash && lhs.key == rhs.key }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.cachedHash == rhs.cachedHash && sameBytes(lhs.key[...], rhs.key[...]) }
     public func hash(into hasher: inout Hasher) { hasher.combine(cachedHash) }
 
     /// True when the name has no attributes.
@@ -70,7 +70,7 @@ public struct NormalizedName: Sendable, Hashable {
     /// Whether `self` lies within the subtree `base` (RFC 5280 §4.2.1.10 directoryName: `base`'s
     /// RDNs are a prefix of `self`'s).
     func isWithin(_ base: NormalizedName) -> Bool {
-        base.rdnCount <= rdnCount && key.starts(with: base.key)
+        base.rdnCount <= rdnCount && base.key.count <= key.count && sameBytes(key[..<base.key.count], base.key[...])
     }
 
     /// Appends one AttributeTypeAndValue: the type checked, the value checked and folded.

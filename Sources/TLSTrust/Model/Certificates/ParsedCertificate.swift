@@ -23,6 +23,10 @@ struct ParsedCertificate: Sendable {
     var extendedKeyUsage: [String]?
     var hasNameConstraints = false
     var extensions: [(oid: String, critical: Bool)] = []
+    /// Which id-ce extensions (2.5.29.n) are present, and which of them are critical, as bits n:
+    /// the structural rules ask about several of them for every certificate of every path.
+    var idCEPresent: (low: UInt64, high: UInt64) = (0, 0)
+    var idCECritical: (low: UInt64, high: UInt64) = (0, 0)
     /// The whole encoded TBSCertificate (what the issuer signed).
     var tbsRange: Range<Int> = 0..<0
     /// The signatureValue BIT STRING's bytes, without the unused-bits octet.
@@ -94,26 +98,38 @@ struct ParsedCertificate: Sendable {
     }
 
     private mutating func parseExtensions(_ der: [UInt8], _ list: DERNode) throws {
+        // Room for a typical certificate's extensions at once, not one reallocation per doubling.
+        extensions.reserveCapacity(10)
         // Certificates have always been read with an empty Extensions accepted.
-        try DERExtensions.forEach(der, list, allowsEmpty: true) { oid, critical, value in
+        try DERExtensions.forEach(der, list, allowsEmpty: true) { oid, oidNode, critical, value in
             extensions.append((oid, critical))
             var v = DERReader(der, contentsOf: value)
-            if try policyExtensions.parse(oid, der, &v) {
-                guard v.isAtEnd else { throw DERError(description: "trailing data in extension \(oid)") }
-                return
+            // Dispatch on the id-ce number where there is one: no dotted-string comparisons for
+            // the extensions nearly every certificate carries.
+            let idCE = ExtensionOID.idCENumber(der, oidNode)
+            if let n = idCE {
+                let bit: UInt64 = 1 << (n & 63)
+                if n < 64 { idCEPresent.low |= bit } else { idCEPresent.high |= bit }
+                if critical { if n < 64 { idCECritical.low |= bit } else { idCECritical.high |= bit } }
             }
-            switch oid {
-            case ExtensionOID.subjectAltName: try parseSubjectAltName(der, try v.read(DERTag.sequence, "GeneralNames"))
-            case ExtensionOID.basicConstraints: try parseBasicConstraints(der, try v.read(DERTag.sequence, "BasicConstraints"), critical)
-            case ExtensionOID.keyUsage: try parseKeyUsage(der, try v.read(DERTag.bitString, "KeyUsage"))
-            case ExtensionOID.extendedKeyUsage:
+            switch idCE {
+            case ExtensionOID.IDCE.certificatePolicies?, ExtensionOID.IDCE.policyMappings?,
+                 ExtensionOID.IDCE.policyConstraints?, ExtensionOID.IDCE.inhibitAnyPolicy?:
+                guard try policyExtensions.parse(oid, der, &v) else { throw DERError(description: "policy extension \(oid) not read") }
+            case ExtensionOID.IDCE.subjectAltName?:
+                try parseSubjectAltName(der, try v.read(DERTag.sequence, "GeneralNames"))
+            case ExtensionOID.IDCE.basicConstraints?:
+                try parseBasicConstraints(der, try v.read(DERTag.sequence, "BasicConstraints"), critical)
+            case ExtensionOID.IDCE.keyUsage?:
+                try parseKeyUsage(der, try v.read(DERTag.bitString, "KeyUsage"))
+            case ExtensionOID.IDCE.extendedKeyUsage?:
                 let seq = try v.read(DERTag.sequence, "ExtKeyUsageSyntax")
                 var r = DERReader(der, contentsOf: seq)
                 var purposes: [String] = []
                 while !r.isAtEnd { purposes.append(try r.read(DERTag.objectIdentifier, "KeyPurposeId").objectIdentifier(in: der)) }
                 guard !purposes.isEmpty else { throw DERError(description: "empty extendedKeyUsage") }
                 extendedKeyUsage = purposes
-            case ExtensionOID.nameConstraints:
+            case ExtensionOID.IDCE.nameConstraints?:
                 let node = try v.read(DERTag.sequence, "NameConstraints")
                 hasNameConstraints = true
                 do {
@@ -121,19 +137,24 @@ struct ParsedCertificate: Sendable {
                 } catch let error as DERError {
                     nameConstraintsProblem = error.description
                 }
-            case ExtensionOID.subjectKeyIdentifier:
+            case ExtensionOID.IDCE.subjectKeyIdentifier?:
                 subjectKeyIdentifier = Array(der[try v.read(DERTag.octetString, "SubjectKeyIdentifier").contents])
-            case ExtensionOID.authorityKeyIdentifier:
+            case ExtensionOID.IDCE.authorityKeyIdentifier?:
                 authorityKeyIdentifier = try AuthorityKeyIdentifier.parse(der, try v.read(DERTag.sequence, "AuthorityKeyIdentifier"))
-            case ExtensionOID.authorityInfoAccess:
-                try revocationPointers.parseAuthorityInfoAccess(der, try v.read(DERTag.sequence, "AuthorityInfoAccessSyntax"))
-            case ExtensionOID.ocspNoCheck:
-                _ = try v.read(DERTag.null, "OCSP nocheck NULL")
-                hasOCSPNoCheck = true
-            case ExtensionOID.crlDistributionPoints:
+            case ExtensionOID.IDCE.crlDistributionPoints?:
                 try revocationPointers.parseCRLDistributionPoints(der, try v.read(DERTag.sequence, "CRLDistributionPoints"))
-            default:
+            case .some:
                 return
+            case nil:
+                switch oid {
+                case ExtensionOID.authorityInfoAccess:
+                    try revocationPointers.parseAuthorityInfoAccess(der, try v.read(DERTag.sequence, "AuthorityInfoAccessSyntax"))
+                case ExtensionOID.ocspNoCheck:
+                    _ = try v.read(DERTag.null, "OCSP nocheck NULL")
+                    hasOCSPNoCheck = true
+                default:
+                    return
+                }
             }
             guard v.isAtEnd else { throw DERError(description: "trailing data in extension \(oid)") }
         }

@@ -1,3 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether two byte slices are equal, by `memcmp`: DER (names, OIDs, whole certificates) is
+/// compared on every evaluation, and the generic element-by-element comparison costs several
+/// instructions a byte.
+func sameBytes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    guard !a.isEmpty else { return true }
+    return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+}
+
 /// A minimal, strict reader of DER (ITU-T X.690 Distinguished Encoding Rules).
 ///
 /// Why our own reader: the core must stay free of C and of heavy dependencies, and it only needs
@@ -221,6 +238,10 @@ enum KnownOID {
     }
 
     static func lookup(_ bytes: [UInt8], _ range: Range<Int>) -> String? {
+        // id-ce (2.5.29.n, `55 1D n`): most OIDs a certificate holds, by one array index.
+        if range.count == 3, bytes[range.lowerBound] == 0x55, bytes[range.lowerBound + 1] == 0x1D, bytes[range.lowerBound + 2] < 0x80 {
+            return idCE[Int(bytes[range.lowerBound + 2])]
+        }
         guard let key = key(bytes, range) else { return nil }
         // A binary search over the sorted keys: a few integer comparisons, where a dictionary
         // would hash the key with SipHash on every OID of every certificate.
@@ -255,6 +276,15 @@ enum KnownOID {
         "1.3.132.0.34", "1.3.132.0.35", "1.3.101.112", "1.3.101.113", "2.16.840.1.101.3.4.2.1",
         "2.16.840.1.101.3.4.2.2", "2.16.840.1.101.3.4.2.3",
     ]
+
+    /// The table's id-ce OIDs by their last arc (nil where the table has none).
+    static let idCE: [String?] = {
+        var byArc = [String?](repeating: nil, count: 128)
+        for oid in dotted where oid.hasPrefix("2.5.29.") {
+            if let arc = Int(oid.dropFirst(7)), arc < 128 { byArc[arc] = oid }
+        }
+        return byArc
+    }()
 
     /// The table's keys in (count, high, low) order, and the dotted OID of each.
     static let (sortedKeys, sortedOIDs): ([Key], [String]) = {

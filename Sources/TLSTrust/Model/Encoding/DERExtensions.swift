@@ -9,9 +9,18 @@ enum DERExtensions {
     ///   read so); false refuses it, as `SIZE (1..MAX)` says.
     static func forEach(_ der: [UInt8], _ node: DERNode, allowsEmpty: Bool,
                         _ body: (_ oid: String, _ critical: Bool, _ value: DERNode) throws -> Void) throws {
+        try forEach(der, node, allowsEmpty: allowsEmpty) { oid, _, critical, value in try body(oid, critical, value) }
+    }
+
+    /// `forEach` that also hands the extnID's node to `body`, for readers that dispatch on the
+    /// encoding (``ExtensionOID/idCENumber(_:_:)``) rather than on the dotted text.
+    static func forEach(_ der: [UInt8], _ node: DERNode, allowsEmpty: Bool,
+                        _ body: (_ oid: String, _ oidNode: DERNode, _ critical: Bool, _ value: DERNode) throws -> Void) throws {
         var r = DERReader(der, contentsOf: node)
-        // The extnIDs read so far, by their encoding: a handful per certificate, so a scan of
-        // them costs less than hashing each OID's text into a set.
+        // The extnIDs read so far: id-ce ones (2.5.29.n, nearly all of them) as bits, the rest by
+        // their encoding in a list that is only allocated when one appears. A scan of a handful
+        // costs less than hashing each OID's text into a set.
+        var seenIDCE: (UInt64, UInt64) = (0, 0)
         var seen: [Range<Int>] = []
         guard allowsEmpty || !r.isAtEnd else { throw DERError(description: "empty Extensions") }
         while !r.isAtEnd {
@@ -25,11 +34,17 @@ enum DERExtensions {
             }
             let value = try x.read(DERTag.octetString, "extnValue")
             guard x.isAtEnd else { throw DERError(description: "extra fields in Extension") }
-            guard !seen.contains(where: { der[$0].elementsEqual(der[oidNode.contents]) }) else {
-                throw DERError(description: "duplicate extension \(oid)")
+            let duplicate: Bool
+            if let number = ExtensionOID.idCENumber(der, oidNode) {
+                let bit: UInt64 = 1 << (number & 63)
+                duplicate = (number < 64 ? seenIDCE.0 : seenIDCE.1) & bit != 0
+                if number < 64 { seenIDCE.0 |= bit } else { seenIDCE.1 |= bit }
+            } else {
+                duplicate = seen.contains(where: { sameBytes(der[$0], der[oidNode.contents]) })
+                seen.append(oidNode.contents)
             }
-            seen.append(oidNode.contents)
-            try body(oid, critical, value)
+            guard !duplicate else { throw DERError(description: "duplicate extension \(oid)") }
+            try body(oid, oidNode, critical, value)
         }
     }
 }
