@@ -123,8 +123,8 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
     /// a trusted result is reused only while the present lies within its chain's validity, and an
     /// untrusted one is never reused (a certificate not yet valid becomes valid). Re-evaluating a
     /// trusted chain is cheap: the engine's verified-chain cache answers it. A result that consulted
-    /// revocation (which the verified-chain cache never replays, and which may have fetched) is
-    /// reused for at most `Outcome.revocationReuse`, trusted or not.
+    /// revocation (whose answers the verified-chain cache never replays, and which may have fetched)
+    /// is reused for at most `Outcome.revocationReuse`, trusted or not.
     func evaluated() -> Outcome {
         state.withLock { state in
             if let outcome = state.outcome, state.verifyDate != nil || outcome.stillHolds(at: Date()) { return outcome }

@@ -17,6 +17,7 @@ import TLSTrustTesting
 /// | `evaluate-cached` | parse + evaluation of a chain already verified: the parse cache and the verified-chain cache answer |
 /// | `evaluate-stapled` | `evaluate` with hard-fail revocation of the leaf and a stapled OCSP response (the same bytes each time, as a server staples them) |
 /// | `evaluate-crl` | `evaluate` with hard-fail revocation of the leaf against a given CRL of 100,000 entries (parsed once, outside the loop) |
+/// | `evaluate-cached-stapled`, `evaluate-cached-crl` | the same on a chain already verified: the verified-chain cache answers the path, and only its revocation is checked again |
 /// | `raw-c` | the library alone, from DER: its parse + its verifier (`RawVerificationBenchmark.verifyFromDER`) |
 /// | `signature-floor` | the chain's two signature verifications with keys imported beforehand |
 /// | `handshake-tls13`, `handshake-tls12` | a full handshake over in-memory pipes, both sides on the backend, the client deciding trust with the engine (verified-chain cache warm) |
@@ -31,7 +32,8 @@ struct BenchCommand: ParsableCommand {
             Operations: parse, evaluate (engine, from DER), evaluate-cold (the same with every cache \
             off, keys imported again each time), evaluate-native (the library's verifier \
             through TLSTrust), evaluate-cached (re-evaluation of a verified chain), evaluate-stapled / evaluate-crl \
-            (evaluate with hard-fail revocation of the leaf against a stapled OCSP response / a 100,000-entry CRL), raw-c (the library's \
+            (evaluate with hard-fail revocation of the leaf against a stapled OCSP response / a 100,000-entry CRL; \
+            evaluate-cached-stapled / evaluate-cached-crl: the same on a cached path, revocation asked again), raw-c (the library's \
             own C verification from DER), signature-floor (two signature checks with imported keys), \
             handshake-tls13 / handshake-tls12 (full handshakes over in-memory pipes, trust decided by the \
             engine) and their -unverified baselines (the client accepts without deciding).
@@ -244,6 +246,8 @@ enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
     case evaluateCold = "evaluate-cold"
     case evaluateStapled = "evaluate-stapled"
     case evaluateCRL = "evaluate-crl"
+    case evaluateCachedStapled = "evaluate-cached-stapled"
+    case evaluateCachedCRL = "evaluate-cached-crl"
     case rawC = "raw-c"
     case signatureFloor = "signature-floor"
     case handshakeTLS13 = "handshake-tls13"
@@ -382,13 +386,18 @@ struct BenchFixture {
             CertificateParseCache.isEnabled = false
             VerifiedChainCache.isEnabled = false
             body = evaluation(.native, backend: backend)
-        case (.evaluateStapled, let backend?), (.evaluateCRL, let backend?):
+        case (.evaluateStapled, let backend?), (.evaluateCRL, let backend?),
+             (.evaluateCachedStapled, let backend?), (.evaluateCachedCRL, let backend?):
             guard let stapledOCSPResponse, let crl else {
                 throw TLSTrustError(.unsupported, "\(operation.rawValue): the saved fixtures hold no OCSP response or CRL (unsupported)")
             }
-            CertificateParseCache.isEnabled = false
-            VerifiedChainCache.isEnabled = false
-            body = operation == .evaluateStapled ? evaluation(.core, backend: backend, stapled: stapledOCSPResponse)
+            // Uncached: the path is built and its signatures checked each time. Cached: the path
+            // comes from the verified-chain cache and only its revocation is asked again.
+            let cached = operation == .evaluateCachedStapled || operation == .evaluateCachedCRL
+            CertificateParseCache.isEnabled = cached
+            VerifiedChainCache.isEnabled = cached
+            body = operation == .evaluateStapled || operation == .evaluateCachedStapled
+                ? evaluation(.core, backend: backend, stapled: stapledOCSPResponse)
                 : evaluation(.core, backend: backend, crl: crl)
         case (.evaluateCached, let backend?):
             CertificateParseCache.isEnabled = true

@@ -46,14 +46,19 @@ enum BenchReport {
             lines.append(parses.map { "core parse of the presented chain (\($0.chain), 2 certificates): \(format(micros: $0.microsPerOp)) µs" }
                 .joined(separator: "\n"))
         }
-        let revocation = keys.compactMap { backend, chain -> String? in
-            guard let plain = find(backend, chain, .evaluate) else { return nil }
-            let parts = [(BenchOperation.evaluateStapled, "stapled OCSP response"), (.evaluateCRL, "CRL of 100,000 entries")]
-                .compactMap { operation, label -> String? in
-                    guard let r = find(backend, chain, operation) else { return nil }
-                    return "\(label) \(format(micros: r.microsPerOp)) µs (+\(format(micros: max(0, r.microsPerOp - plain.microsPerOp))) µs)"
+        let revocation = keys.flatMap { backend, chain -> [String] in
+            // Each revocation operation beside the evaluation it adds to: uncached beside
+            // `evaluate`, cached beside `evaluate-cached`.
+            [(BenchOperation.evaluate, "", [(BenchOperation.evaluateStapled, "stapled OCSP response"), (.evaluateCRL, "CRL of 100,000 entries")]),
+             (.evaluateCached, " on a cached path", [(.evaluateCachedStapled, "stapled OCSP response"), (.evaluateCachedCRL, "CRL of 100,000 entries")])]
+                .compactMap { base, context, operations -> String? in
+                    guard let plain = find(backend, chain, base) else { return nil }
+                    let parts = operations.compactMap { operation, label -> String? in
+                        guard let r = find(backend, chain, operation) else { return nil }
+                        return "\(label) \(format(micros: r.microsPerOp)) µs (+\(format(micros: max(0, r.microsPerOp - plain.microsPerOp))) µs)"
+                    }
+                    return parts.isEmpty ? nil : "revocation of the leaf, hard-fail\(context), \(backend) \(chain): " + parts.joined(separator: ", ")
                 }
-            return parts.isEmpty ? nil : "revocation of the leaf, hard-fail, \(backend) \(chain): " + parts.joined(separator: ", ")
         }
         let cold = keys.compactMap { backend, chain -> String? in
             guard let r = find(backend, chain, .evaluateCold) else { return nil }
@@ -97,7 +102,7 @@ enum BenchReport {
     /// Operation colours in the chart, in the order bars are drawn.
     static let palette: [(BenchOperation, String)] = [
         (.evaluate, "#1f77b4"), (.evaluateCold, "#aec7e8"), (.evaluateNative, "#ff7f0e"), (.evaluateCached, "#2ca02c"),
-        (.evaluateStapled, "#17becf"), (.evaluateCRL, "#e377c2"),
+        (.evaluateStapled, "#17becf"), (.evaluateCRL, "#e377c2"), (.evaluateCachedStapled, "#9edae5"), (.evaluateCachedCRL, "#f7b6d2"),
         (.rawC, "#7f7f7f"), (.signatureFloor, "#bcbd22"), (.parse, "#9467bd"),
         (.handshakeTLS13, "#d62728"), (.handshakeTLS12, "#8c564b"),
     ]

@@ -6,7 +6,7 @@ import Testing
 struct BenchCommandTests {
     static let operations: Set<String> = [
         "evaluate", "evaluate-native", "evaluate-cached", "evaluate-cold", "evaluate-stapled", "evaluate-crl",
-        "raw-c", "signature-floor", "parse", "swift-certificates", "handshake-tls13", "handshake-tls12",
+        "evaluate-cached-stapled", "evaluate-cached-crl", "raw-c", "signature-floor", "parse", "swift-certificates", "handshake-tls13", "handshake-tls12",
     ]
 
     @Test("--json prints one array; each element names backend, chain, operation, opsPerSecond, microsPerOp")
@@ -34,7 +34,8 @@ struct BenchCommandTests {
             }
         }
         #expect(seen.isSuperset(of: ["parse", "evaluate", "evaluate-native", "evaluate-cached", "evaluate-cold", "raw-c",
-                                     "signature-floor", "handshake-tls13", "handshake-tls12", "evaluate-stapled", "evaluate-crl"]), "\(seen)")
+                                     "signature-floor", "handshake-tls13", "handshake-tls12", "evaluate-stapled", "evaluate-crl",
+                                     "evaluate-cached-stapled", "evaluate-cached-crl"]), "\(seen)")
     }
 
     @Test("--threads 2 runs the evaluations on two threads, each on a chain of its own")

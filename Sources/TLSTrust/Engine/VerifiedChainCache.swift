@@ -18,6 +18,11 @@ import Synchronization
 ///   trusted path was the first complete path the engine reached (see
 ///   `ValidationEngine.evaluateReportingReuse()`): a refusal, or a trust reached after another path
 ///   failed validation, is never replayed.
+/// - **Revocation is asked again, every time.** An entry holds the verified path, never what
+///   revocation said about it. An evaluation with revocation on is answered from a cached path
+///   only after its revocation is checked afresh, with this request's answers, at this instant
+///   (``RevocationChecker``); a revoked or unanswered (hard-fail) certificate on it sends the
+///   evaluation to the full search, which may find another path, exactly as without the cache.
 /// - **Bounded.** At most ``capacity`` entries per anchor set; the least recently used goes first.
 /// - **Concurrent.** Lookups and inserts take a lock (`Locked`) for a dictionary access; evaluations run
 ///   outside it, so parallel evaluations do not serialise.
@@ -108,17 +113,41 @@ public enum VerifiedChainCache {
     /// The engine's evaluation of `request`, from the anchor set's cache when it holds the answer.
     /// Called by `ValidationDoor.evaluate(_:provider:)` only: the cache is part of the engine.
     static func evaluate<Backend: TrustBackend>(_ request: TrustEvaluationRequest, backend: Backend) -> TrustEvaluation {
-        // Revocation answers change while a path stays valid: such evaluations are never replayed.
-        guard isEnabled, request.usesVerifiedChainCache, !request.revocation.policy.isEnabled else {
-            return ValidationEngine(request: request, backend: backend).evaluate()
-        }
+        let engine = ValidationEngine(request: request, backend: backend)
+        guard isEnabled, request.usesVerifiedChainCache else { return engine.evaluate() }
         let store = request.anchors.freshCache.verifiedChains
         let generation = request.anchors.systemStoreGeneration
         let key = Key(request, backend: backend.identity)
-        if let cached = store.lookup(key, at: request.verificationDate) { return cached }
-        let (evaluation, reusable) = ValidationEngine(request: request, backend: backend).evaluateReportingReuse()
-        // Not kept if the system store changed meanwhile: the result may rest on a removed CA.
-        if reusable && request.anchors.systemStoreGeneration == generation { store.insert(evaluation, for: key) }
+        if let cached = store.lookup(key, at: request.verificationDate) {
+            guard request.revocation.policy.isEnabled else { return cached }
+            // The path's signatures and rules hold; its revocation is asked now. Only a path that
+            // passes is answered from here: the full search would reach this path first and accept it
+            // with the same answers, and would go on to another one if it did not pass.
+            if let rechecked = engine.recheckingRevocation(of: cached) { return rechecked }
+            return engine.evaluate()
+        }
+        let (evaluation, reusable) = engine.evaluateReportingReuse()
+        // Not kept if the system store changed meanwhile: the result may rest on a removed CA. What
+        // revocation said is not kept: it is asked again on every use.
+        if reusable && request.anchors.systemStoreGeneration == generation {
+            var path = evaluation
+            path.revocation = []
+            store.insert(path, for: key)
+        }
+        return evaluation
+    }
+}
+
+extension ValidationEngine {
+    /// `cached`, a trusted evaluation of the same question, with the revocation of its path checked
+    /// for this request now; nil when a certificate on it is revoked, has no usable answer under
+    /// hard-fail, or the check runs out of budget (the caller then searches in full).
+    func recheckingRevocation(of cached: TrustEvaluation) -> TrustEvaluation? {
+        var meter = BudgetMeter(budget)
+        let checker = RevocationChecker(inputs: request.revocation, backend: backend, date: request.verificationDate)
+        guard let (failures, records) = try? checker.check(cached.chain, meter: &meter), failures.isEmpty else { return nil }
+        var evaluation = cached
+        evaluation.revocation = records
         return evaluation
     }
 }

@@ -242,4 +242,86 @@ struct VerifiedChainCacheTests {
         #expect(backend.signatureChecks == 8)
         #expect(anchors.verifiedChainCount == 0)
     }
+
+    // MARK: Revocation on a cached path
+
+    /// The fixture's trust with `policy` and answers, on the counting backend's own anchor set.
+    func revocationTrust(_ f: RevocationFixture, _ anchors: TrustAnchors, _ policy: RevocationPolicy?,
+                         crls: [[UInt8]] = [], stapled: [[UInt8]] = [], chain: [Certificate]? = nil) throws -> Trust {
+        var trust = try f.trust(policy ?? .off, crls: crls, stapled: stapled)
+        trust.anchors = anchors
+        if let chain { trust.certificates = chain }
+        return trust
+    }
+
+    @Test("with revocation on, a cached path is answered after its revocation is asked again")
+    func revocationIsAskedAgainOnACachedPath() throws {
+        let f = try RevocationFixture()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only([f.root.certificate])
+        #expect(try revocationTrust(f, anchors, nil).evaluate(using: backend).isTrusted)
+        #expect(backend.signatureChecks == 2 && anchors.verifiedChainCount == 1)
+
+        let good = try f.leafOCSP()
+        let first = try revocationTrust(f, anchors, RevocationFixture.hardLeaf, stapled: [good]).evaluate(using: backend)
+        #expect(first.isTrusted, "\(first)")
+        #expect(first.revocation.map(\.status) == [.good])
+        #expect(first.revocation.map(\.source) == [.stapledOCSPResponse])
+        #expect(backend.signatureChecks == 3, "the chain's two signatures are not checked again; the response's one is")
+        let again = try revocationTrust(f, anchors, RevocationFixture.hardLeaf, stapled: [good]).evaluate(using: backend)
+        #expect(again.isTrusted && again.revocation.map(\.status) == [.good])
+        #expect(backend.signatureChecks == 3, "nor the response's, once verified")
+    }
+
+    @Test("on a cached path, a revoked or unanswered certificate is refused, never replayed as trusted")
+    func revokedOnACachedPathIsRefused() throws {
+        let f = try RevocationFixture()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only([f.root.certificate])
+        #expect(try revocationTrust(f, anchors, nil).evaluate(using: backend).isTrusted)
+        let revoked = try f.leafOCSP(.revoked(at: Date(timeIntervalSinceNow: -60), reason: .keyCompromise))
+        let refused = try revocationTrust(f, anchors, RevocationFixture.hardLeaf, stapled: [revoked]).evaluate(using: backend)
+        #expect(!refused.isTrusted && refused.primaryFailure?.code == .revoked, "\(refused)")
+        let unanswered = try revocationTrust(f, anchors, RevocationFixture.hardLeaf).evaluate(using: backend)
+        #expect(!unanswered.isTrusted && unanswered.primaryFailure?.code == .revocationStatusUnknown, "\(unanswered)")
+        let revokingCRL = try f.leafCRL(revoking: [.init(f.leaf)])
+        let byCRL = try revocationTrust(f, anchors, RevocationFixture.soft, crls: [revokingCRL]).evaluate(using: backend)
+        #expect(!byCRL.isTrusted && byCRL.primaryFailure?.code == .revoked, "\(byCRL)")
+        // Soft-fail without an answer passes, as it does without the cache.
+        let soft = try revocationTrust(f, anchors, RevocationFixture.soft).evaluate(using: backend)
+        #expect(soft.isTrusted && soft.revocation.map(\.status) == [.unknown, .unknown], "\(soft)")
+        // And the plain question is still answered from the cache, with no revocation in it.
+        let plain = try revocationTrust(f, anchors, nil).evaluate(using: backend)
+        #expect(plain.isTrusted && plain.revocation.isEmpty)
+    }
+
+    @Test("a cached path through a revoked intermediate sends the search on to another path")
+    func revokedCachedPathFallsBackToTheSearch() throws {
+        let f = try RevocationFixture()
+        let reissued = try TestPKI.issue(TestHierarchy.intermediateProfile(), subjectKey: f.intermediate.privateKey, issuer: f.root)
+        let chain = [f.leaf.certificate, f.intermediate.certificate, reissued.certificate]
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only([f.root.certificate])
+        let cached = try revocationTrust(f, anchors, nil, chain: chain).evaluate(using: backend)
+        #expect(cached.isTrusted && cached.chain[1] == f.intermediate.certificate && anchors.verifiedChainCount == 1)
+
+        let crls = [try f.leafCRL(), try f.intermediateCRL(revoking: [.init(f.intermediate)])]
+        let evaluation = try revocationTrust(f, anchors, RevocationFixture.hardLeaf.with(scope: .wholeChain), crls: crls, chain: chain)
+            .evaluate(using: backend)
+        #expect(evaluation.isTrusted, "\(evaluation)")
+        #expect(evaluation.chain[1] == reissued.certificate, "the re-issued intermediate, as the uncached search finds")
+        #expect(evaluation.revocation.map(\.status) == [.good, .good])
+    }
+
+    @Test("what revocation said is never kept: a trusted evaluation with revocation leaves only its path")
+    func revocationAnswersAreNotCached() throws {
+        let f = try RevocationFixture()
+        let backend = SignatureCountingBackend()
+        let anchors = TrustAnchors.only([f.root.certificate])
+        let first = try revocationTrust(f, anchors, RevocationFixture.hardLeaf, stapled: [try f.leafOCSP()]).evaluate(using: backend)
+        #expect(first.isTrusted && first.revocation.count == 1 && anchors.verifiedChainCount == 1)
+        let plain = try revocationTrust(f, anchors, nil).evaluate(using: backend)
+        #expect(plain.isTrusted && plain.revocation.isEmpty, "\(plain.revocation)")
+        #expect(backend.signatureChecks == 3, "the chain (2) and the response (1), once each")
+    }
 }
