@@ -21,7 +21,7 @@ import Synchronization
 /// - **Revocation is asked again, every time.** An entry holds the verified path, never what
 ///   revocation said about it. An evaluation with revocation on is answered from a cached path
 ///   only after its revocation is checked afresh, with this request's answers, at this instant
-///   (``RevocationChecker``); a revoked or unanswered (hard-fail) certificate on it sends the
+///   (`RevocationChecker`); a revoked or unanswered (hard-fail) certificate on it sends the
 ///   evaluation to the full search, which may find another path, exactly as without the cache.
 /// - **Bounded.** At most ``capacity`` entries per anchor set; the least recently used goes first.
 /// - **Concurrent.** Lookups and inserts take a lock (`Locked`) for a dictionary access; evaluations run
