@@ -81,6 +81,12 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             let modulus = try f.read(DERTag.integer, "modulus").contents
             let exponent = try f.read(DERTag.integer, "publicExponent").contents
             guard f.isAtEnd else { throw DERError(description: "extra fields in RSAPublicKey") }
+            // Both numbers positive and in DER's one encoding, decided here for every backend:
+            // libraries differ (OpenSSL refuses padding, mbedTLS and GnuTLS read it), and a
+            // backend that builds its key from these numbers must see only well-formed ones (Go
+            // and rustls-webpki refuse the same).
+            try Self.checkPositiveInteger(bytes, modulus, "modulus")
+            try Self.checkPositiveInteger(bytes, exponent, "publicExponent")
             if oid == AlgorithmOID.rsaEncryption {
                 let base = node.encoded.lowerBound
                 rsaNumberRanges = ((modulus.lowerBound - base)..<(modulus.upperBound - base),
@@ -97,6 +103,16 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         case AlgorithmOID.ed25519: algorithm = .ed25519
         case AlgorithmOID.ed448: algorithm = .ed448
         default: algorithm = .other(oid: oid)
+        }
+    }
+
+    /// Refuses an INTEGER's contents that are empty, negative, zero or not minimally encoded.
+    private static func checkPositiveInteger(_ bytes: [UInt8], _ contents: Range<Int>, _ what: String) throws {
+        guard let first = contents.first.map({ bytes[$0] }) else { throw DERError(description: "empty RSA \(what)") }
+        if first & 0x80 != 0 { throw DERError(description: "negative RSA \(what)") }
+        if first == 0 {
+            guard contents.count > 1 else { throw DERError(description: "RSA \(what) of zero") }
+            guard bytes[contents.lowerBound + 1] & 0x80 != 0 else { throw DERError(description: "RSA \(what) not minimally encoded") }
         }
     }
 

@@ -50,4 +50,29 @@ struct PublicKeyTests {
         #expect(throws: TLSTrustError.self) { try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([modulus, exponent, exponent]))) }
         #expect(throws: TLSTrustError.self) { try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([modulus]))) }
     }
+
+    /// The modulus and exponent are positive INTEGERs in DER's one encoding: the core decides it,
+    /// so that a backend building its key from the numbers (GnuTLS, OpenSSL) and one decoding the
+    /// DER (mbedTLS) cannot disagree about a padded or negative number.
+    @Test func anRSAKeyWithAPaddedNegativeOrZeroNumberIsMalformed() throws {
+        let rsaAlgorithm = DER.sequence([DER.objectIdentifier("1.2.840.113549.1.1.1"), [0x05, 0x00]])
+        func spki(_ modulus: [UInt8], _ exponent: [UInt8]) -> [UInt8] {
+            DER.sequence([rsaAlgorithm, DER.bitString(DER.sequence([DER.tlv(0x02, modulus), DER.tlv(0x02, exponent)]))])
+        }
+        let modulus = [0x00] + [UInt8](repeating: 0xC5, count: 256)
+        let e: [UInt8] = [0x01, 0x00, 0x01]
+        let key = try PublicKey(subjectPublicKeyInfoDER: spki(modulus, e))
+        #expect(key.rsaPublicNumbers.map { Array($0.modulus) } == modulus)
+        #expect(key.rsaPublicNumbers.map { Array($0.exponent) } == e)
+        for (label, m, x) in [("padded modulus", [0x00] + modulus, e), ("negative modulus", Array(modulus.dropFirst()), e),
+                              ("padded exponent", modulus, [0x00] + e), ("zero exponent", modulus, [0x00]),
+                              ("negative exponent", modulus, [0x81]), ("empty exponent", modulus, []),
+                              ("padded small modulus", [0x00, 0x45] + [UInt8](repeating: 0xC5, count: 255), e)] {
+            #expect(throws: TLSTrustError.self, "\(label)") { try PublicKey(subjectPublicKeyInfoDER: spki(m, x)) }
+        }
+        // id-RSASSA-PSS keys carry no numbers for backends to build from: their parameters restrict them.
+        let pss = DER.sequence([DER.sequence([DER.objectIdentifier("1.2.840.113549.1.1.10")]),
+                                DER.bitString(DER.sequence([DER.tlv(0x02, modulus), DER.tlv(0x02, e)]))])
+        #expect(try PublicKey(subjectPublicKeyInfoDER: pss).rsaPublicNumbers == nil)
+    }
 }
