@@ -16,6 +16,7 @@
 #include <openssl/bio.h>
 #include <openssl/rsa.h>
 #include <openssl/ec.h>
+#include <openssl/core_names.h>
 
 static inline STACK_OF(X509) *COpenSSL_sk_X509_new_null(void) { return sk_X509_new_null(); }
 static inline int COpenSSL_sk_X509_push(STACK_OF(X509) *sk, X509 *x) { return sk_X509_push(sk, x); }
@@ -76,6 +77,77 @@ static inline int COpenSSL_SSL_staple_ocsp_resp_copy(SSL *ssl, const unsigned ch
     memcpy(copy, resp, length);
     if (SSL_set_tlsext_status_ocsp_resp(ssl, copy, (long)length) != 1) { OPENSSL_free(copy); return 0; }
     return 1;
+}
+
+// MARK: Public keys built from their parts (Backends/TLSTrustOpenSSL/OpenSSLVerificationKey.swift),
+// instead of d2i_PUBKEY: OpenSSL 3's d2i_PUBKEY sets up a decoder (OSSL_DECODER_CTX_new_for_pkey)
+// on every call, about a million instructions under process-wide store locks.
+
+/// An RSA public key from its modulus and public exponent, each big-endian and unsigned without
+/// leading zero bytes: `EVP_PKEY_fromdata` on a key-management context of its own (an
+/// `EVP_PKEY_CTX` is never shared between threads). NULL on failure, with OpenSSL's errors queued.
+static inline EVP_PKEY *COpenSSL_RSA_public_key(const unsigned char *n, size_t n_len,
+                                                const unsigned char *e, size_t e_len) {
+    // OSSL_PARAM_construct_BN wants native byte order.
+    unsigned char n_stack[1024], e_stack[16];
+    unsigned char *n_native = n_len <= sizeof(n_stack) ? n_stack : OPENSSL_malloc(n_len);
+    unsigned char *e_native = e_len <= sizeof(e_stack) ? e_stack : OPENSSL_malloc(e_len);
+    EVP_PKEY *pkey = NULL;
+    EVP_PKEY_CTX *ctx = NULL;
+    const unsigned int one = 1;
+    const int little = *(const unsigned char *)&one == 1;
+    if (n_native == NULL || e_native == NULL) goto done;
+    for (size_t i = 0; i < n_len; i++) n_native[i] = little ? n[n_len - 1 - i] : n[i];
+    for (size_t i = 0; i < e_len; i++) e_native[i] = little ? e[e_len - 1 - i] : e[i];
+    {
+        OSSL_PARAM params[3];
+        params[0] = OSSL_PARAM_construct_BN(OSSL_PKEY_PARAM_RSA_N, n_native, n_len);
+        params[1] = OSSL_PARAM_construct_BN(OSSL_PKEY_PARAM_RSA_E, e_native, e_len);
+        params[2] = OSSL_PARAM_construct_end();
+        ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
+        if (ctx == NULL || EVP_PKEY_fromdata_init(ctx) != 1
+            || EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) {
+            EVP_PKEY_free(pkey);
+            pkey = NULL;
+        }
+    }
+done:
+    EVP_PKEY_CTX_free(ctx);
+    if (n_native != n_stack) OPENSSL_free(n_native);
+    if (e_native != e_stack) OPENSSL_free(e_native);
+    return pkey;
+}
+
+/// An EC key holding only the domain parameters of a named curve ("P-256", "P-384", "P-521"): the
+/// template that `COpenSSL_EC_public_key` copies. NULL on failure.
+static inline EVP_PKEY *COpenSSL_EC_parameters_key(const char *group) {
+    EVP_PKEY *pkey = NULL;
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    OSSL_PARAM params[2];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)group, 0);
+    params[1] = OSSL_PARAM_construct_end();
+    if (ctx == NULL || EVP_PKEY_fromdata_init(ctx) != 1
+        || EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_KEY_PARAMETERS, params) != 1) {
+        EVP_PKEY_free(pkey);
+        pkey = NULL;
+    }
+    EVP_PKEY_CTX_free(ctx);
+    return pkey;
+}
+
+/// An EC public key: a copy of `parameters` (from `COpenSSL_EC_parameters_key`, only read here, so
+/// one template serves every thread) given the encoded point, which OpenSSL decodes with
+/// EC_POINT_oct2point and refuses when it is not on the curve, as d2i_PUBKEY does. Copying the
+/// template skips building the curve's group again (EC_GROUP_new_by_curve_name), which is most of
+/// the cost of `EVP_PKEY_fromdata` for an EC key. NULL on failure, with OpenSSL's errors queued.
+static inline EVP_PKEY *COpenSSL_EC_public_key(EVP_PKEY *parameters, const unsigned char *point, size_t point_len) {
+    EVP_PKEY *pkey = EVP_PKEY_dup(parameters);
+    if (pkey == NULL) return NULL;
+    if (EVP_PKEY_set1_encoded_public_key(pkey, point, point_len) != 1) {
+        EVP_PKEY_free(pkey);
+        return NULL;
+    }
+    return pkey;
 }
 
 #endif

@@ -1,8 +1,15 @@
 internal import COpenSSL
 import TLSTrust
 
-/// A subject public key imported into OpenSSL once (`d2i_PUBKEY` → `EVP_PKEY`), for the engine's
-/// signature checks.
+/// A subject public key imported into OpenSSL once (→ `EVP_PKEY`), for the engine's signature
+/// checks.
+///
+/// RSA (rsaEncryption) and EC keys on P-256, P-384 and P-521 in their usual DER form are built from
+/// their parts (``OpenSSLKeyParts``): `EVP_PKEY_fromdata` from the modulus and exponent, or a copy
+/// of the curve's parameters given the point. Everything else (id-RSASSA-PSS, Ed25519, other
+/// curves, unusual encodings) goes through `d2i_PUBKEY`, which in OpenSSL 3 sets up a decoder on
+/// every call: about 1.1 million instructions per key, most of them looking up the decoder under
+/// process-wide locks, which kept parallel evaluations from scaling (issue 23).
 ///
 /// Thread safety: OpenSSL 3 lets many threads use one `EVP_PKEY` at once as long as none modifies
 /// it (openssl-threads(7)); every call here makes its own `EVP_MD_CTX` / `EVP_PKEY_CTX` and only
@@ -17,8 +24,20 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     ///
     /// - Throws: `TLSTrustError` `.unsupported` when OpenSSL does not know the key's algorithm,
     ///   `.malformedKey` when it cannot decode the key (with OpenSSL's reason).
-    init(_ key: PublicKey) throws {
+    ///
+    /// - Parameter decoderOnly: `d2i_PUBKEY` even for a key that could be built from its parts (for
+    ///   tests comparing the two ways).
+    init(_ key: PublicKey, decoderOnly: Bool = false) throws {
         _ = OpenSSLLibrary.initialized
+        if !decoderOnly, let parts = OpenSSLKeyParts(key) {
+            guard let built = parts.makeKey() else {
+                let reason = OpenSSLLibrary.drainErrors()
+                throw TLSTrustError(.malformedKey, "OpenSSL cannot decode the public key (\(key.algorithm)): \(reason)")
+            }
+            pkey = built
+            keyType = parts.keyType
+            return
+        }
         let der = key.subjectPublicKeyInfoDER
         var consumed = 0
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
@@ -50,6 +69,9 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     }
 
     deinit { EVP_PKEY_free(pkey) }
+
+    /// Whether the two hold the same key (`EVP_PKEY_eq`: same type, same parameters, same public key).
+    func isSameKey(as other: OpenSSLVerificationKey) -> Bool { EVP_PKEY_eq(pkey, other.pkey) == 1 }
 
     private static func digest(_ algorithm: DigestAlgorithm) -> OpaquePointer? {
         switch algorithm {
@@ -105,5 +127,177 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         // 0 = wrong signature, < 0 = undecodable signature: both leave errors on this thread's queue.
         _ = OpenSSLLibrary.drainErrors()
         return result == 1
+    }
+}
+
+/// The parts of an RSA or EC public key whose SubjectPublicKeyInfo is in the one DER form that
+/// `d2i_PUBKEY` would decode to exactly this key, so that the key can be built from them without
+/// OpenSSL's decoder; nil for anything else, which then takes `d2i_PUBKEY` as before:
+/// - RSA: the rsaEncryption AlgorithmIdentifier with NULL parameters, byte for byte, and an
+///   RSAPublicKey whose two INTEGERs are positive and minimally encoded;
+/// - EC: the whole SPKI header of P-256, P-384 or P-521 (id-ecPublicKey, the curve's OID) byte for
+///   byte, then an uncompressed point (`04‖X‖Y`) of the curve's length. Whether the point lies on
+///   the curve is OpenSSL's check (EC_POINT_oct2point), as under `d2i_PUBKEY`.
+///
+/// The core has already parsed the SPKI (`PublicKey`): one SEQUENCE, nothing after it, an
+/// RSAPublicKey of exactly two INTEGERs; this only checks the exact bytes it relies on.
+struct OpenSSLKeyParts {
+    enum Parts {
+        case rsa(modulus: ArraySlice<UInt8>, exponent: ArraySlice<UInt8>)
+        case ec(Curve, point: ArraySlice<UInt8>)
+    }
+
+    /// The curves built without the decoder, each with its parameters-only template key.
+    enum Curve {
+        case p256, p384, p521
+
+        /// The SPKI's bytes before the point, and the point's length (04‖X‖Y).
+        var header: [UInt8] {
+            switch self {
+            case .p256: [0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01,
+                         0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00]
+            case .p384: [0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01,
+                         0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00]
+            case .p521: [0x30, 0x81, 0x9B, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01,
+                         0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x23, 0x03, 0x81, 0x86, 0x00]
+            }
+        }
+
+        var pointLength: Int {
+            switch self {
+            case .p256: 65
+            case .p384: 97
+            case .p521: 133
+            }
+        }
+
+        /// A key of the curve's parameters alone, made once per process and then only copied
+        /// (`EVP_PKEY_dup` reads it), never changed: shared by every thread.
+        var parameters: OpaquePointer? {
+            switch self {
+            case .p256: Self.p256Parameters.pointer
+            case .p384: Self.p384Parameters.pointer
+            case .p521: Self.p521Parameters.pointer
+            }
+        }
+
+        private static let p256Parameters = Template(COpenSSL_EC_parameters_key("P-256"))
+        private static let p384Parameters = Template(COpenSSL_EC_parameters_key("P-384"))
+        private static let p521Parameters = Template(COpenSSL_EC_parameters_key("P-521"))
+
+        /// A template `EVP_PKEY`, kept for the life of the process.
+        private struct Template: @unchecked Sendable {  // never modified after creation; only read (copied)
+            let pointer: OpaquePointer?
+            init(_ pointer: OpaquePointer?) {
+                self.pointer = pointer
+                _ = OpenSSLLibrary.drainErrors()
+            }
+        }
+    }
+
+    let parts: Parts
+
+    var keyType: SignatureKeyType {
+        switch parts {
+        case .rsa: .rsa
+        case .ec: .ec
+        }
+    }
+
+    /// rsaEncryption with NULL parameters, as every RSA certificate key is encoded.
+    private static let rsaAlgorithm: [UInt8] = [0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00]
+
+    init?(_ key: PublicKey) {
+        let der = key.subjectPublicKeyInfoDER
+        switch key.algorithm {
+        case .rsa:
+            guard let header = Self.headerLength(der, at: 0, tag: 0x30),
+                  der.count >= header + Self.rsaAlgorithm.count,
+                  der[header..<(header + Self.rsaAlgorithm.count)].elementsEqual(Self.rsaAlgorithm)
+            else { return nil }
+            // The RSAPublicKey (the BIT STRING's contents): SEQUENCE { INTEGER n, INTEGER e }.
+            let bits = key.subjectPublicKeyBytes
+            var at = bits.startIndex
+            guard let sequence = Self.headerLength(der, at: at, tag: 0x30) else { return nil }
+            at += sequence
+            guard let modulus = Self.positiveInteger(der, at: &at),
+                  let exponent = Self.positiveInteger(der, at: &at),
+                  at == bits.endIndex
+            else { return nil }
+            parts = .rsa(modulus: modulus, exponent: exponent)
+        case .ec(let name):
+            let curve: Curve
+            switch name {
+            case "P-256": curve = .p256
+            case "P-384": curve = .p384
+            case "P-521": curve = .p521
+            default: return nil
+            }
+            let header = curve.header
+            guard der.count == header.count + curve.pointLength,
+                  der[0..<header.count].elementsEqual(header),
+                  der[header.count] == 0x04
+            else { return nil }
+            parts = .ec(curve, point: der[header.count...])
+        default:
+            return nil
+        }
+    }
+
+    /// The key, or nil with OpenSSL's errors queued.
+    func makeKey() -> OpaquePointer? {
+        switch parts {
+        case .rsa(let modulus, let exponent):
+            return modulus.withUnsafeBufferPointer { n in
+                exponent.withUnsafeBufferPointer { e in
+                    COpenSSL_RSA_public_key(n.baseAddress, n.count, e.baseAddress, e.count)
+                }
+            }
+        case .ec(let curve, let point):
+            guard let parameters = curve.parameters else { return nil }
+            return point.withUnsafeBufferPointer { p in
+                COpenSSL_EC_public_key(parameters, p.baseAddress, p.count)
+            }
+        }
+    }
+
+    /// The length of the tag and length octets of the element at `at`, when it has tag `tag` and
+    /// its contents end within `bytes`; nil otherwise.
+    private static func headerLength(_ bytes: [UInt8], at: Int, tag: UInt8) -> Int? {
+        element(bytes, at: at, tag: tag).map { $0.contents.lowerBound - at }
+    }
+
+    /// The element at `at` with tag `tag`: where its contents lie. Definite lengths only, up to four
+    /// length octets.
+    private static func element(_ bytes: [UInt8], at: Int, tag: UInt8) -> (contents: Range<Int>, end: Int)? {
+        guard at + 2 <= bytes.count, bytes[at] == tag else { return nil }
+        var cursor = at + 1
+        let first = bytes[cursor]
+        cursor += 1
+        var length = 0
+        if first < 0x80 {
+            length = Int(first)
+        } else {
+            let count = Int(first & 0x7F)
+            guard (1...4).contains(count), cursor + count <= bytes.count else { return nil }
+            for _ in 0..<count { length = length << 8 | Int(bytes[cursor]); cursor += 1 }
+        }
+        guard length <= bytes.count - cursor else { return nil }
+        return (cursor..<(cursor + length), cursor + length)
+    }
+
+    /// A positive, minimally encoded INTEGER at `at` (advanced past it): its magnitude without the
+    /// leading zero octet. Nil for a negative, zero, empty or non-minimal one.
+    private static func positiveInteger(_ bytes: [UInt8], at: inout Int) -> ArraySlice<UInt8>? {
+        guard let (contents, end) = element(bytes, at: at, tag: 0x02), !contents.isEmpty else { return nil }
+        var value = bytes[contents]
+        guard value[value.startIndex] & 0x80 == 0 else { return nil }  // negative
+        if value[value.startIndex] == 0 {
+            // One zero octet only before a high bit; a lone zero is the value zero.
+            guard value.count > 1, value[value.startIndex + 1] & 0x80 != 0 else { return nil }
+            value = value.dropFirst()
+        }
+        at = end
+        return value
     }
 }

@@ -72,6 +72,12 @@ struct BenchCommand: ParsableCommand {
     @Flag(name: .customLong("cold-anchor-keys"), help: .hidden)
     var coldAnchorKeys = false
 
+    /// With `--threads`, every thread evaluates its own chain against one anchor set holding all
+    /// the threads' roots, as the connections of a server share the one `TrustAnchors` it keeps
+    /// (hidden; for the scaling notes: the verified-chain cache of that set is then shared).
+    @Flag(name: .customLong("shared-anchors"), help: .hidden)
+    var sharedAnchors = false
+
     @Flag(help: "Report bytes per parsed certificate, imported key and cached verified chain, and the parse cache at its bound, instead of speeds.")
     var memory = false
 
@@ -166,11 +172,12 @@ struct BenchCommand: ParsableCommand {
             if threadCount != nil {
                 // One chain per thread: thread 0 takes the run's chain, the others mint their own
                 // (kept under the fixtures directory by thread number, when one is given).
-                var bodies = [try fixture.body(for: item.operation, backend: item.backend, coldAnchorKeys: coldAnchorKeys)]
+                var all = [fixture]
                 for index in 1..<threads {
-                    let own = try BenchFixture(item.chain, directory: fixtureDirectory.map { "\($0)/thread\(index)" })
-                    bodies.append(try own.body(for: item.operation, backend: item.backend, coldAnchorKeys: coldAnchorKeys))
+                    all.append(try BenchFixture(item.chain, directory: fixtureDirectory.map { "\($0)/thread\(index)" }))
                 }
+                let shared: TrustAnchors? = sharedAnchors ? TrustAnchors.only(all.map(\.root)) : nil
+                let bodies = try all.map { try $0.body(for: item.operation, backend: item.backend, coldAnchorKeys: coldAnchorKeys, anchors: shared) }
                 let measured = BenchMeasuredLoop.parallel(bodies, seconds: seconds, iterations: iterations)
                 results.append(BenchResult(
                     backend: backendName, chain: item.chain.rawValue, operation: item.operation.rawValue,
@@ -344,9 +351,9 @@ struct BenchFixture {
 
     /// The work of one iteration of `operation`, after checking once that it succeeds (a benchmark
     /// of a refused chain would measure the wrong thing).
-    func body(for operation: BenchOperation, backend: (any TrustBackend)?, coldAnchorKeys: Bool = false) throws -> () -> Bool {
+    func body(for operation: BenchOperation, backend: (any TrustBackend)?, coldAnchorKeys: Bool = false, anchors sharedAnchors: TrustAnchors? = nil) throws -> () -> Bool {
         let der = presentedDER
-        let anchors = self.anchors
+        let anchors = sharedAnchors ?? self.anchors
         func evaluation(_ engine: TrustEngine, backend: any TrustBackend, stapled: [UInt8]? = nil,
                         crl: CertificateRevocationList? = nil) -> () -> Bool {
             {

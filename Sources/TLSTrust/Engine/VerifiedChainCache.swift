@@ -87,11 +87,52 @@ public enum VerifiedChainCache {
     }
 
     /// One anchor set's entries.
-    final class Store: Sendable {
-        private let table = Locked(LRUTable<Key, Entry>(capacity: VerifiedChainCache.capacity))
+    ///
+    /// Split by the leaf's DER hash into stripes, each with its own lock and an equal share of
+    /// ``capacity``, because one anchor set serves every connection of a process (its docs say to
+    /// keep one): with one lock, threads re-evaluating different chains queued on it, and two
+    /// threads evaluated fewer chains per second than one (issue 23). The number of stripes is
+    /// fixed when the anchor set's cache is made: one per 64 entries of the capacity then, at
+    /// least one, at most 16, so that a capacity under 128 keeps one table and its exact
+    /// least-recently-used order. A capacity changed later is shared over the same stripes.
+    final class Store: @unchecked Sendable {  // `stripes` never changes; each table is reached only under its lock
+        private typealias Stripe = Locked<LRUTable<Key, Entry>>
+        private static let maximumStripes = 16
+        /// The stripes, reached through a pointer rather than an array, so that a lookup writes
+        /// no reference count that all threads share.
+        private let stripes: UnsafeMutablePointer<Stripe>
+        private let stripeCount: Int
+        /// The capacity the stripes' shares were last set from.
+        private let sharedCapacity: Atomic<Int>
+
+        init() {
+            let capacity = VerifiedChainCache.capacity
+            stripeCount = min(Self.maximumStripes, max(1, capacity / 64))
+            sharedCapacity = Atomic(capacity)
+            stripes = .allocate(capacity: stripeCount)
+            for index in 0..<stripeCount {
+                (stripes + index).initialize(to: Stripe(LRUTable(capacity: Self.share(of: capacity, stripe: index, of: stripeCount)),
+                                                        isolated: stripeCount > 1))
+            }
+        }
+
+        deinit {
+            stripes.deinitialize(count: stripeCount)
+            stripes.deallocate()
+        }
+
+        /// Stripe `stripe`'s part of `capacity` over `stripes` stripes (the parts add up to it).
+        private static func share(of capacity: Int, stripe: Int, of stripes: Int) -> Int {
+            capacity / stripes + (stripe < capacity % stripes ? 1 : 0)
+        }
+
+        private func stripe(for key: Key) -> Int {
+            guard stripeCount > 1, let leaf = key.chain.first else { return 0 }
+            return Int(UInt(bitPattern: leaf.storage.digest) % UInt(stripeCount))
+        }
 
         func lookup(_ key: Key, at date: Date) -> TrustEvaluation? {
-            table.withLock { table in
+            stripes[stripe(for: key)].withLock { table in
                 guard let entry = table[key] else { return nil }
                 return entry.holds(at: date) ? entry.evaluation : nil
             }
@@ -99,15 +140,26 @@ public enum VerifiedChainCache {
 
         func insert(_ evaluation: TrustEvaluation, for key: Key) {
             let entry = Entry(evaluation)
-            table.withLock { table in
-                table.capacity = VerifiedChainCache.capacity
+            let capacity = VerifiedChainCache.capacity
+            if sharedCapacity.exchange(capacity, ordering: .relaxed) != capacity {
+                // The capacity changed: every stripe takes its new share now, so that the anchor
+                // set holds at most `capacity` entries after this insert.
+                for index in 0..<stripeCount {
+                    stripes[index].withLock { $0.capacity = Self.share(of: capacity, stripe: index, of: stripeCount); $0.trim() }
+                }
+            }
+            let index = stripe(for: key)
+            stripes[index].withLock { table in
+                table.capacity = Self.share(of: capacity, stripe: index, of: stripeCount)
                 table[key] = entry
             }
         }
 
-        var count: Int { table.withLock { $0.count } }
+        var count: Int { (0..<stripeCount).reduce(0) { sum, index in sum + stripes[index].withLock { $0.count } } }
 
-        func removeAll() { table.withLock { $0.removeAll() } }
+        func removeAll() {
+            for index in 0..<stripeCount { stripes[index].withLock { $0.removeAll() } }
+        }
     }
 
     /// The engine's evaluation of `request`, from the anchor set's cache when it holds the answer.

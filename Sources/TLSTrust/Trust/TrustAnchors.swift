@@ -15,26 +15,44 @@
 /// ```
 public struct TrustAnchors: Sendable, CustomStringConvertible {
     /// The anchors the app supplied.
-    public let certificates: [Certificate]
+    public var certificates: [Certificate] { contents.certificates }
     /// Whether the system store is trusted too.
-    public let includesSystemStore: Bool
+    public var includesSystemStore: Bool { contents.includesSystemStore }
     /// Which system store, resolved when this value was made.
-    public let systemStore: SystemTrustStore
-    let cache: PreparedAnchorCache
+    public var systemStore: SystemTrustStore { contents.systemStore }
+    var cache: PreparedAnchorCache { contents.cache }
+
+    /// Everything in one object: an anchor set is copied into every request and evaluation, and
+    /// one set serves every connection of a process, so each reference it holds is a reference
+    /// count that all threads write on every evaluation (issue 23). One object, not four (the
+    /// certificates, the store's two path lists and the cache).
+    private final class Contents: Sendable {
+        let certificates: [Certificate]
+        let includesSystemStore: Bool
+        let systemStore: SystemTrustStore
+        let cache: PreparedAnchorCache
+
+        init(certificates: [Certificate], includesSystemStore: Bool, systemStore: SystemTrustStore, cache: PreparedAnchorCache) {
+            self.certificates = certificates
+            self.includesSystemStore = includesSystemStore
+            self.systemStore = systemStore
+            self.cache = cache
+        }
+    }
+
+    private let contents: Contents
 
     /// - Parameters:
     ///   - certificates: anchors supplied by the app.
     ///   - includingSystemStore: also trust the system store (default false: only `certificates`).
     ///   - systemStore: the store to add; defaults to the one the environment designates.
     public init(_ certificates: [Certificate], includingSystemStore: Bool = false, systemStore: SystemTrustStore = .current) {
-        self.certificates = certificates
-        self.includesSystemStore = includingSystemStore
-        self.systemStore = systemStore
         // The system store alone is what `Trust` uses by default, so a caller who never keeps a
         // `TrustAnchors` value would otherwise rebuild a ~150-CA store on every handshake. Such
         // anchor sets share one process-wide cache per store location instead.
-        self.cache = certificates.isEmpty && includingSystemStore
+        let cache = certificates.isEmpty && includingSystemStore
             ? PreparedAnchorCache.shared(for: systemStore) : PreparedAnchorCache()
+        contents = Contents(certificates: certificates, includesSystemStore: includingSystemStore, systemStore: systemStore, cache: cache)
     }
 
     /// Only these anchors.

@@ -12,7 +12,14 @@ import Synchronization
 /// earlier parse — the same fields, and the same library keys already imported for it (see
 /// ``Certificate/verificationKey(for:)``) — after comparing the DER byte for byte, so a hit is
 /// exactly what a fresh parse would give. Only successful parses are kept; malformed input is
-/// parsed (and refused) every time. Bounded: the least recently used entry goes first.
+/// parsed (and refused) every time. Bounded: at most ``capacity`` parses are kept, and the least
+/// recently used goes first.
+///
+/// Concurrent: the table is split by the DER's hash into up to 16 stripes, each with its own lock
+/// and an equal share of the capacity, so that threads evaluating different chains rarely take
+/// the same lock (issue 23: one process-wide lock kept parallel cached evaluations from
+/// scaling). Least-recently-used is then judged within a stripe; a capacity under 64 keeps one
+/// stripe, and with it the exact order of the single table.
 ///
 /// On by default; switching it off makes every `Certificate(derEncoded:)` a full parse (benchmarks
 /// of the parser do that).
@@ -23,30 +30,76 @@ public enum CertificateParseCache {
         set { enabled.store(newValue, ordering: .relaxed) }
     }
 
-    /// How many parsed certificates are kept at most (default 512). Process-wide.
+    /// How many parsed certificates are kept at most (default 512). Process-wide. Changing it
+    /// starts from an empty cache.
     public static var capacity: Int {
-        get { table.withLock { $0.capacity } }
-        set { table.withLock { $0.capacity = max(0, newValue); $0.trim() } }
+        get { layout.withLock { $0 } }
+        set {
+            layout.withLock { capacity in
+                capacity = max(0, newValue)
+                let stripes = stripeCount(for: capacity)
+                // Stripes past the count get no share, so nothing inserted there is kept (an
+                // insert racing with the change may land in one and is dropped).
+                for index in 0..<maximumStripes {
+                    table(index).withLock { $0.removeAll(); $0.capacity = share(of: capacity, stripe: index, of: stripes) }
+                }
+                activeStripes.store(stripes, ordering: .relaxed)
+            }
+        }
     }
 
     /// Forgets every parsed certificate.
-    public static func removeAll() { table.withLock { $0.removeAll() } }
+    public static func removeAll() {
+        for index in 0..<maximumStripes { table(index).withLock { $0.removeAll() } }
+    }
 
     /// How many certificates are kept now.
-    public static var count: Int { table.withLock { $0.count } }
+    public static var count: Int {
+        (0..<maximumStripes).reduce(0) { sum, index in sum + table(index).withLock { $0.count } }
+    }
 
     private static let enabled = Atomic<Bool>(true)
-    private static let table = Locked(LRUTable<DERKey, Certificate.Storage>(capacity: 512))
+    private static let maximumStripes = 16
+    /// The capacity; its lock serialises capacity changes.
+    private static let layout = Locked<Int>(512)
+    private static let activeStripes = Atomic<Int>(stripeCount(for: 512))
+    /// The stripes, in memory of their own for the life of the process (reached through a pointer,
+    /// not an array, so that a lookup writes no shared reference count). `nonisolated(unsafe)`: the
+    /// pointer never changes, and what it points to is only reached through each stripe's lock.
+    nonisolated(unsafe) private static let tables: UnsafeMutablePointer<Locked<LRUTable<DERKey, Certificate.Storage>>> = {
+        let tables = UnsafeMutablePointer<Locked<LRUTable<DERKey, Certificate.Storage>>>.allocate(capacity: maximumStripes)
+        let stripes = stripeCount(for: 512)
+        for index in 0..<maximumStripes {
+            (tables + index).initialize(to: Locked(LRUTable(capacity: share(of: 512, stripe: index, of: stripes)), isolated: true))
+        }
+        return tables
+    }()
+
+    /// One stripe per 32 entries of capacity, at least one, at most 16.
+    static func stripeCount(for capacity: Int) -> Int { min(maximumStripes, max(1, capacity / 32)) }
+
+    /// Stripe `stripe`'s part of `capacity` split over `stripes` stripes (the parts add up to it).
+    static func share(of capacity: Int, stripe: Int, of stripes: Int) -> Int {
+        guard stripe < stripes else { return 0 }
+        return capacity / stripes + (stripe < capacity % stripes ? 1 : 0)
+    }
+
+    private static func table(_ index: Int) -> Locked<LRUTable<DERKey, Certificate.Storage>> { tables[index] }
+
+    /// The stripe holding `key`.
+    private static func stripe(for key: DERKey) -> Int {
+        Int(UInt(bitPattern: key.digest) % UInt(activeStripes.load(ordering: .relaxed)))
+    }
 
     /// The storage of an earlier parse of exactly these bytes, if any.
     static func lookup(_ key: DERKey) -> Certificate.Storage? {
         guard isEnabled else { return nil }
-        return table.withLock { $0[key] }
+        return tables[stripe(for: key)].withLock { $0[key] }
     }
 
     static func insert(_ storage: Certificate.Storage, for key: DERKey) {
         guard isEnabled else { return }
-        table.withLock { $0[key] = storage }
+        tables[stripe(for: key)].withLock { $0[key] = storage }
     }
 }
 

@@ -34,6 +34,14 @@ package struct Locked<Value> {
         storage = LockedStorage.make(initialValue)
     }
 
+    /// Creates the lock holding `initialValue`, `isolated` from its neighbours in memory: the
+    /// allocation is padded past the mutex by more than a cache line, so that the lock word of one
+    /// of several locks made one after the other (the stripes of a cache) does not share a cache
+    /// line with the next one's, and threads taking different locks do not slow each other down.
+    package init(_ initialValue: Value, isolated: Bool) {
+        storage = LockedStorage.make(initialValue, mutexSlots: isolated ? 4 : 1)
+    }
+
     /// Runs `body` with exclusive access to the value and returns what it returns.
     ///
     /// Keep `body` short and free of blocking calls: every other thread that needs the value waits
@@ -53,8 +61,9 @@ extension Locked: @unchecked Sendable where Value: Sendable {}
 /// The allocation behind `Locked`: the value as the buffer's header and one `pthread_mutex_t`
 /// as its only element, so that the two live in one allocation.
 private final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
-    static func make(_ value: Value) -> LockedStorage {
-        let buffer = create(minimumCapacity: 1) { _ in value }
+    /// `mutexSlots` beyond the first are padding, never initialised or used.
+    static func make(_ value: Value, mutexSlots: Int = 1) -> LockedStorage {
+        let buffer = create(minimumCapacity: mutexSlots) { _ in value }
         let storage = unsafeDowncast(buffer, to: LockedStorage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())

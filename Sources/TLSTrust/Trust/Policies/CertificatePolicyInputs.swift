@@ -11,7 +11,12 @@ public struct CertificatePolicyInputs: Sendable, Hashable, CustomStringConvertib
     /// user-initial-policy-set: the policies the caller accepts, in the trust anchor's policy
     /// domain (before any mapping). `[anyPolicy]` accepts every policy (a set that holds anyPolicy
     /// is kept as just `[anyPolicy]`).
-    public let initialPolicySet: Set<String>
+    public var initialPolicySet: Set<String> { explicitPolicySet ?? [Self.anyPolicy] }
+    /// The initial set when it is not `[anyPolicy]`. The default inputs hold no set at all: they
+    /// are copied into every request and every verified-chain cache key, and a `Set` shared by
+    /// every evaluation of the process is an object whose reference count all threads would write
+    /// on every evaluation (cache-line ping-pong: issue 23).
+    private let explicitPolicySet: Set<String>?
     /// initial-explicit-policy: the path must be valid for at least one policy of the initial set.
     public let requiresExplicitPolicy: Bool
     /// initial-policy-mapping-inhibit: policy mappings in the path are not honoured.
@@ -43,8 +48,8 @@ public struct CertificatePolicyInputs: Sendable, Hashable, CustomStringConvertib
     }
 
     private init(uncheckedInitialPolicySet: Set<String>, requiresExplicitPolicy: Bool, inhibitsPolicyMapping: Bool, inhibitsAnyPolicy: Bool) {
-        initialPolicySet = uncheckedInitialPolicySet
         acceptsAnyPolicy = uncheckedInitialPolicySet.contains(Self.anyPolicy)
+        explicitPolicySet = acceptsAnyPolicy ? nil : uncheckedInitialPolicySet
         self.requiresExplicitPolicy = requiresExplicitPolicy
         self.inhibitsPolicyMapping = inhibitsPolicyMapping
         self.inhibitsAnyPolicy = inhibitsAnyPolicy
