@@ -130,17 +130,13 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     }
 }
 
-/// The parts of an RSA or EC public key whose SubjectPublicKeyInfo is in the one DER form that
-/// `d2i_PUBKEY` would decode to exactly this key, so that the key can be built from them without
-/// OpenSSL's decoder; nil for anything else, which then takes `d2i_PUBKEY` as before:
-/// - RSA: the rsaEncryption AlgorithmIdentifier with NULL parameters, byte for byte, and an
-///   RSAPublicKey whose two INTEGERs are positive and minimally encoded;
+/// The parts of an RSA or EC public key from which OpenSSL can build it without its decoder; nil
+/// for anything else, which then takes `d2i_PUBKEY` as before:
+/// - RSA (rsaEncryption): the modulus and exponent the core parsed and checked
+///   (``PublicKey/rsaPublicNumbers``: positive, minimally encoded, parameters NULL or absent);
 /// - EC: the whole SPKI header of P-256, P-384 or P-521 (id-ecPublicKey, the curve's OID) byte for
 ///   byte, then an uncompressed point (`04‖X‖Y`) of the curve's length. Whether the point lies on
 ///   the curve is OpenSSL's check (EC_POINT_oct2point), as under `d2i_PUBKEY`.
-///
-/// The core has already parsed the SPKI (`PublicKey`): one SEQUENCE, nothing after it, an
-/// RSAPublicKey of exactly two INTEGERs; this only checks the exact bytes it relies on.
 struct OpenSSLKeyParts {
     enum Parts {
         case rsa(modulus: ArraySlice<UInt8>, exponent: ArraySlice<UInt8>)
@@ -204,27 +200,14 @@ struct OpenSSLKeyParts {
         }
     }
 
-    /// rsaEncryption with NULL parameters, as every RSA certificate key is encoded.
-    private static let rsaAlgorithm: [UInt8] = [0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01, 0x05, 0x00]
-
     init?(_ key: PublicKey) {
         let der = key.subjectPublicKeyInfoDER
         switch key.algorithm {
         case .rsa:
-            guard let header = Self.headerLength(der, at: 0, tag: 0x30),
-                  der.count >= header + Self.rsaAlgorithm.count,
-                  der[header..<(header + Self.rsaAlgorithm.count)].elementsEqual(Self.rsaAlgorithm)
-            else { return nil }
-            // The RSAPublicKey (the BIT STRING's contents): SEQUENCE { INTEGER n, INTEGER e }.
-            let bits = key.subjectPublicKeyBytes
-            var at = bits.startIndex
-            guard let sequence = Self.headerLength(der, at: at, tag: 0x30) else { return nil }
-            at += sequence
-            guard let modulus = Self.positiveInteger(der, at: &at),
-                  let exponent = Self.positiveInteger(der, at: &at),
-                  at == bits.endIndex
-            else { return nil }
-            parts = .rsa(modulus: modulus, exponent: exponent)
+            // The numbers as the core read and checked them (positive, minimally encoded; the
+            // parameters NULL or absent): no second reading of the DER here.
+            guard let numbers = key.rsaPublicNumbers else { return nil }
+            parts = .rsa(modulus: Self.magnitude(numbers.modulus), exponent: Self.magnitude(numbers.exponent))
         case .ec(let name):
             let curve: Curve
             switch name {
@@ -261,43 +244,8 @@ struct OpenSSLKeyParts {
         }
     }
 
-    /// The length of the tag and length octets of the element at `at`, when it has tag `tag` and
-    /// its contents end within `bytes`; nil otherwise.
-    private static func headerLength(_ bytes: [UInt8], at: Int, tag: UInt8) -> Int? {
-        element(bytes, at: at, tag: tag).map { $0.contents.lowerBound - at }
-    }
-
-    /// The element at `at` with tag `tag`: where its contents lie. Definite lengths only, up to four
-    /// length octets.
-    private static func element(_ bytes: [UInt8], at: Int, tag: UInt8) -> (contents: Range<Int>, end: Int)? {
-        guard at + 2 <= bytes.count, bytes[at] == tag else { return nil }
-        var cursor = at + 1
-        let first = bytes[cursor]
-        cursor += 1
-        var length = 0
-        if first < 0x80 {
-            length = Int(first)
-        } else {
-            let count = Int(first & 0x7F)
-            guard (1...4).contains(count), cursor + count <= bytes.count else { return nil }
-            for _ in 0..<count { length = length << 8 | Int(bytes[cursor]); cursor += 1 }
-        }
-        guard length <= bytes.count - cursor else { return nil }
-        return (cursor..<(cursor + length), cursor + length)
-    }
-
-    /// A positive, minimally encoded INTEGER at `at` (advanced past it): its magnitude without the
-    /// leading zero octet. Nil for a negative, zero, empty or non-minimal one.
-    private static func positiveInteger(_ bytes: [UInt8], at: inout Int) -> ArraySlice<UInt8>? {
-        guard let (contents, end) = element(bytes, at: at, tag: 0x02), !contents.isEmpty else { return nil }
-        var value = bytes[contents]
-        guard value[value.startIndex] & 0x80 == 0 else { return nil }  // negative
-        if value[value.startIndex] == 0 {
-            // One zero octet only before a high bit; a lone zero is the value zero.
-            guard value.count > 1, value[value.startIndex + 1] & 0x80 != 0 else { return nil }
-            value = value.dropFirst()
-        }
-        at = end
-        return value
+    /// A positive INTEGER's contents without the zero octet DER puts before a high bit.
+    private static func magnitude(_ contents: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        contents.first == 0 ? contents.dropFirst() : contents
     }
 }

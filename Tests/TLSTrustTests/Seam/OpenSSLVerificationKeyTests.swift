@@ -64,13 +64,18 @@ struct OpenSSLVerificationKeyTests {
         let n = Array(rsaBits[8..<(8 + 257)])  // 30 82 01 0A 02 82 01 01 | 00 n…
         let redundant = DER.sequence([DER.tlv(0x02, [0] + n), DER.tlv(0x02, [0x01, 0x00, 0x01])])
         let cases: [(String, [UInt8])] = [
-            ("rsaEncryption without NULL parameters", spki(DER.sequence([rsaEncryptionOID]), rsaBits)),
             ("id-RSASSA-PSS", spki(DER.sequence([rsassaPSSOID]), rsaBits)),
-            ("a modulus with a redundant zero octet", spki(DER.sequence([rsaEncryptionOID, DER.null]), redundant)),
             ("a compressed point", spki(ecPublicKey, [0x02 | (point.last! & 1)] + point[1...32])),
         ]
         #expect(OpenSSLKeyParts(try PublicKey(subjectPublicKeyInfoDER: rsa)) != nil)
         #expect(rsaBits[8] == 0 && n.count == 257 && n[0] == 0)  // the layout assumed above
+        // rsaEncryption with absent parameters: the numbers are the key, built from them, the same
+        // key the decoder makes.
+        let absent = try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([rsaEncryptionOID]), rsaBits))
+        #expect(OpenSSLKeyParts(absent) != nil)
+        #expect(try OpenSSLVerificationKey(absent).isSameKey(as: try OpenSSLVerificationKey(absent, decoderOnly: true)))
+        // A padded modulus never reaches a backend: the core refuses it (PublicKeyTests).
+        #expect(throws: TLSTrustError.self) { try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([rsaEncryptionOID, DER.null]), redundant)) }
         for (name, der) in cases {
             // Framing the core itself refuses never reaches a backend.
             guard let publicKey = try? PublicKey(subjectPublicKeyInfoDER: der) else { continue }
@@ -79,7 +84,7 @@ struct OpenSSLVerificationKeyTests {
             _ = try? OpenSSLVerificationKey(publicKey)
         }
         // A compressed point is what the decoder accepts: the same key as the uncompressed one.
-        let compressed = try OpenSSLVerificationKey(try PublicKey(subjectPublicKeyInfoDER: cases[3].1))
+        let compressed = try OpenSSLVerificationKey(try PublicKey(subjectPublicKeyInfoDER: cases[1].1))
         #expect(compressed.isSameKey(as: try OpenSSLVerificationKey(try PublicKey(subjectPublicKeyInfoDER: p256))))
     }
 

@@ -70,8 +70,23 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         guard r.isAtEnd else { throw DERError(description: "extra fields in SubjectPublicKeyInfo") }
         var a = DERReader(bytes, contentsOf: algorithmID)
         let oid = try a.read(DERTag.objectIdentifier, "key algorithm").objectIdentifier(in: bytes)
+        // Every key this parser reads is a whole number of bytes; a padded BIT STRING is read by
+        // some libraries and refused by others, so it is refused here, for all of them.
+        let knownAlgorithms = [AlgorithmOID.rsaEncryption, AlgorithmOID.rsassaPSS, AlgorithmOID.ecPublicKey, AlgorithmOID.ed25519, AlgorithmOID.ed448]
+        if keyBits.unusedBits != 0 && knownAlgorithms.contains(oid) {
+            throw DERError(description: "subjectPublicKey with \(keyBits.unusedBits) unused bits")
+        }
         switch oid {
         case AlgorithmOID.rsaEncryption, AlgorithmOID.rsassaPSS:
+            if oid == AlgorithmOID.rsaEncryption {
+                // RFC 3279 §2.3.1: NULL; absent is tolerated as for signature algorithms. mbedTLS
+                // refuses anything else and OpenSSL's decoder would too; backends that build the
+                // key from its numbers never look, so the core decides.
+                if let parameters = try a.readOptional(DERTag.null), !parameters.contents.isEmpty {
+                    throw DERError(description: "rsaEncryption parameters: NULL with contents")
+                }
+                guard a.isAtEnd else { throw DERError(description: "rsaEncryption parameters other than NULL") }
+            }
             var k = DERReader(bytes, range: keyBits.range)
             let rsa = try k.read(DERTag.sequence, "RSAPublicKey")
             // Exactly one RSAPublicKey, exactly two integers: a library that reads the first element

@@ -75,4 +75,22 @@ struct PublicKeyTests {
                                 DER.bitString(DER.sequence([DER.tlv(0x02, modulus), DER.tlv(0x02, e)]))])
         #expect(try PublicKey(subjectPublicKeyInfoDER: pss).rsaPublicNumbers == nil)
     }
+
+    /// rsaEncryption's parameters are NULL or absent (RFC 3279 §2.3.1), and no key of a known
+    /// algorithm is a BIT STRING with unused bits: decided here, where libraries differ.
+    @Test func rsaParametersAndPaddedKeyBitsAreDecidedByTheCore() throws {
+        let oid = DER.objectIdentifier("1.2.840.113549.1.1.1")
+        let numbers = DER.sequence([DER.tlv(0x02, [0x00] + [UInt8](repeating: 0xC5, count: 256)), DER.tlv(0x02, [0x01, 0x00, 0x01])])
+        func spki(_ algorithm: [UInt8], unusedBits: UInt8 = 0) -> [UInt8] {
+            DER.sequence([algorithm, DER.tlv(0x03, [unusedBits] + numbers)])
+        }
+        #expect(try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([oid, [0x05, 0x00]]))).rsaPublicNumbers != nil)
+        #expect(try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([oid]))).rsaPublicNumbers != nil)
+        for (label, der) in [("INTEGER parameters", spki(DER.sequence([oid, DER.integer(5)]))),
+                             ("NULL with contents", spki(DER.sequence([oid, [0x05, 0x01, 0x00]]))),
+                             ("NULL and more", spki(DER.sequence([oid, [0x05, 0x00], [0x05, 0x00]]))),
+                             ("unused bits", spki(DER.sequence([oid, [0x05, 0x00]]), unusedBits: 1))] {
+            #expect(throws: TLSTrustError.self, "\(label)") { try PublicKey(subjectPublicKeyInfoDER: der) }
+        }
+    }
 }
