@@ -148,20 +148,7 @@ extension DERNode {
         guard !contents.isEmpty else { throw DERError(description: "empty object identifier") }
         if let known = KnownOID.lookup(bytes, contents) { return known }
         var arcs: [UInt64] = []
-        var value: UInt64 = 0
-        var inArc = false
-        for i in contents {
-            let b = bytes[i]
-            if !inArc && b == 0x80 { throw DERError(description: "non-minimal OID arc") }
-            guard value <= (UInt64.max >> 7) else { throw DERError(description: "OID arc too large") }
-            value = (value << 7) | UInt64(b & 0x7F)
-            inArc = b & 0x80 != 0
-            if !inArc {
-                arcs.append(value)
-                value = 0
-            }
-        }
-        guard !inArc else { throw DERError(description: "truncated OID") }
+        try forEachArc(in: bytes) { arcs.append($0) }
         let first = arcs[0]
         var text = first < 40 ? "0." + String(first) : first < 80 ? "1." + String(first - 40) : "2." + String(first - 80)
         for arc in arcs.dropFirst() {
@@ -176,6 +163,13 @@ extension DERNode {
     /// OIDs by their encoding.
     func checkObjectIdentifier(in bytes: [UInt8]) throws {
         guard !contents.isEmpty else { throw DERError(description: "empty object identifier") }
+        try forEachArc(in: bytes) { _ in }
+    }
+
+    /// The one reading of an OID's arcs (base-128, high bit continuing), with its checks: each
+    /// arc minimal and within 64 bits, the last one complete. The first arc is still the combined
+    /// one (40 × first + second).
+    private func forEachArc(in bytes: [UInt8], _ body: (UInt64) -> Void) throws {
         var value: UInt64 = 0
         var inArc = false
         for i in contents {
@@ -184,7 +178,10 @@ extension DERNode {
             guard value <= (UInt64.max >> 7) else { throw DERError(description: "OID arc too large") }
             value = (value << 7) | UInt64(b & 0x7F)
             inArc = b & 0x80 != 0
-            if !inArc { value = 0 }
+            if !inArc {
+                body(value)
+                value = 0
+            }
         }
         guard !inArc else { throw DERError(description: "truncated OID") }
     }
