@@ -30,8 +30,9 @@ final class GnuTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable
         if let numbers = publicKey.rsaPublicNumbers {
             // The numbers the core's parser already read: GnuTLS's own DER import (libtasn1 builds
             // and walks a tree of the SPKI) costs about as much again as the rest of a cold
-            // evaluation's bookkeeping. gnutls_pubkey_import_rsa_raw makes the same key (same
-            // params, GNUTLS_PK_RSA) and refuses a zero modulus or exponent as the DER import does.
+            // evaluation's bookkeeping. gnutls_pubkey_import_rsa_raw makes a GNUTLS_PK_RSA key from
+            // the same numbers (the conformance kit's vectors verify with it); the core has already
+            // refused zero, negative and padded ones.
             imported = GnuTLSLibrary.withDatum(numbers.modulus) { m in
                 GnuTLSLibrary.withDatum(numbers.exponent) { e in gnutls_pubkey_import_rsa_raw(made, &m, &e) }
             }

@@ -1,4 +1,4 @@
-import Dispatch
+import TLSTrust
 
 /// Runs a test body that blocks — on a socket, a child process, a deadline — off Swift's
 /// cooperative thread pool, keeping the test's context (its `#expect`s are still its own).
@@ -17,20 +17,10 @@ import Dispatch
 /// }
 /// ```
 public func offThePool<T: Sendable>(_ body: () throws -> T) async throws -> T {
-    try await withTaskExecutorPreference(BlockingWorkExecutor.shared) {
+    try await withTaskExecutorPreference(blockingWork) {
         try body()
     }
 }
 
-/// A task executor whose jobs run on Dispatch's overcommitting threads, never on the
-/// cooperative pool.
-final class BlockingWorkExecutor: TaskExecutor {
-    static let shared = BlockingWorkExecutor()
-    private let queue = DispatchQueue(label: "tlstrust.blocking-test-work", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
-    }
-}
+/// The executor `offThePool` prefers: the core's Dispatch-backed one, on a queue of its own.
+private let blockingWork = DispatchTaskExecutor(label: "tlstrust.blocking-test-work")

@@ -92,11 +92,16 @@ struct AcceptedSignatureAlgorithm: Sendable {
         .init(oid: AlgorithmOID.ed25519, parameters: .absent, scheme: .ed25519, keyTypes: [.ed25519], keyRequirement: .none),
     ]
 
-    private static let byScheme: [SignatureScheme: AcceptedSignatureAlgorithm] =
-        Dictionary(all.map { ($0.scheme, $0) }, uniquingKeysWith: { first, _ in first })
+    /// The list's first entry for each scheme, by the scheme's position (`SignatureScheme.index`):
+    /// looked up on every signature check, so an array index rather than a dictionary.
+    private static let byIndex: [AcceptedSignatureAlgorithm?] = {
+        var table = [AcceptedSignatureAlgorithm?](repeating: nil, count: SignatureScheme.indexCount)
+        for entry in all where table[entry.scheme.index] == nil { table[entry.scheme.index] = entry }
+        return table
+    }()
 
     /// The entry for `scheme`; every ``SignatureScheme`` has one.
-    static func entry(for scheme: SignatureScheme) -> AcceptedSignatureAlgorithm? { byScheme[scheme] }
+    static func entry(for scheme: SignatureScheme) -> AcceptedSignatureAlgorithm? { byIndex[scheme.index] }
 
     /// Why the engine refuses `key` in any certificate of a path, or nil when an entry accepts it
     /// (``PathValidator``, `weakAlgorithm`).
@@ -217,12 +222,13 @@ extension SignatureScheme {
     }
 
     /// The key types the list's entry for this scheme takes, none when the list has no entry.
-    /// Read on every signature check, so an array lookup by the scheme's position, filled from
-    /// the list once, not a dictionary lookup per call.
-    var keyTypes: SignatureKeyTypes { Self.keyTypesByIndex[index] }
+    var keyTypes: SignatureKeyTypes { AcceptedSignatureAlgorithm.entry(for: self)?.keyTypes ?? [] }
+
+    /// How many positions ``index`` has.
+    static let indexCount = 10
 
     /// A dense position for each of the ten schemes.
-    private var index: Int {
+    var index: Int {
         func d(_ digest: DigestAlgorithm) -> Int {
             switch digest {
             case .sha256: return 0
@@ -237,14 +243,6 @@ extension SignatureScheme {
         case .ed25519: return 9
         }
     }
-
-    private static let keyTypesByIndex: [SignatureKeyTypes] = {
-        var table = [SignatureKeyTypes](repeating: [], count: 10)
-        for entry in AcceptedSignatureAlgorithm.all where table[entry.scheme.index].isEmpty {
-            table[entry.scheme.index] = entry.keyTypes
-        }
-        return table
-    }()
 
     /// The digest the scheme hashes the message with, or nil for Ed25519, which signs the
     /// message as is.

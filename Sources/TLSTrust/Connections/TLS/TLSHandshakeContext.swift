@@ -270,7 +270,7 @@ public final class TLSHandshakeContext: Sendable {
     private func ask(_ handler: any TLSChallengeHandler, _ challenge: TLSAuthenticationChallenge) -> TLSChallengeResponse? {
         let answer = Locked<TLSChallengeResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let task = Task(executorPreference: ChallengeHandlerExecutor.shared) {
+        let task = Task(executorPreference: DispatchTaskExecutor.challengeHandlers) {
             let response = await handler.handle(challenge)
             answer.withLock { $0 = response }
             done.signal()

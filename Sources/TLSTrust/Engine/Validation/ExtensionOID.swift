@@ -22,28 +22,33 @@ enum ExtensionOID {
 
     /// The last arc n of an id-ce extension OID (2.5.29.n, n < 128: DER `55 1D n`), read from its
     /// encoding, or nil for any other OID. The certificate parser dispatches on this number, and
-    /// the extension reader finds duplicates with it, without comparing dotted strings; the
-    /// `IDCE` numbers below are the constants above, as checked by a test.
+    /// the extension reader finds duplicates with it, without comparing dotted strings.
     static func idCENumber(_ der: [UInt8], _ node: DERNode) -> UInt8? {
         let c = node.contents
         guard c.count == 3, der[c.lowerBound] == 0x55, der[c.lowerBound + 1] == 0x1D, der[c.lowerBound + 2] < 0x80 else { return nil }
         return der[c.lowerBound + 2]
     }
 
-    /// The id-ce numbers of the extensions above (2.5.29.n).
+    /// The id-ce numbers of the extensions above (2.5.29.n), read from their dotted constants, so
+    /// that each extension is named once.
     enum IDCE {
-        static let subjectKeyIdentifier: UInt8 = 14
-        static let keyUsage: UInt8 = 15
-        static let subjectAltName: UInt8 = 17
-        static let basicConstraints: UInt8 = 19
-        static let nameConstraints: UInt8 = 30
-        static let crlDistributionPoints: UInt8 = 31
-        static let certificatePolicies: UInt8 = 32
-        static let policyMappings: UInt8 = 33
-        static let authorityKeyIdentifier: UInt8 = 35
-        static let policyConstraints: UInt8 = 36
-        static let extendedKeyUsage: UInt8 = 37
-        static let inhibitAnyPolicy: UInt8 = 54
+        static let subjectKeyIdentifier = number(ExtensionOID.subjectKeyIdentifier)
+        static let keyUsage = number(ExtensionOID.keyUsage)
+        static let subjectAltName = number(ExtensionOID.subjectAltName)
+        static let basicConstraints = number(ExtensionOID.basicConstraints)
+        static let nameConstraints = number(ExtensionOID.nameConstraints)
+        static let crlDistributionPoints = number(ExtensionOID.crlDistributionPoints)
+        static let certificatePolicies = number(ExtensionOID.certificatePolicies)
+        static let policyMappings = number(ExtensionOID.policyMappings)
+        static let authorityKeyIdentifier = number(ExtensionOID.authorityKeyIdentifier)
+        static let policyConstraints = number(ExtensionOID.policyConstraints)
+        static let extendedKeyUsage = number(ExtensionOID.extendedKeyUsage)
+        static let inhibitAnyPolicy = number(ExtensionOID.inhibitAnyPolicy)
+
+        /// n of "2.5.29.n" (every constant above is one, with n < 128).
+        private static func number(_ dotted: String) -> UInt8 {
+            UInt8(dotted.dropFirst("2.5.29.".count))!
+        }
     }
 
     /// Extensions the engine processes, so their criticality does not make a certificate

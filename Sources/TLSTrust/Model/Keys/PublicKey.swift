@@ -79,9 +79,10 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         switch oid {
         case AlgorithmOID.rsaEncryption, AlgorithmOID.rsassaPSS:
             if oid == AlgorithmOID.rsaEncryption {
-                // RFC 3279 §2.3.1: NULL; absent is tolerated as for signature algorithms. mbedTLS
-                // refuses anything else and OpenSSL's decoder would too; backends that build the
-                // key from its numbers never look, so the core decides.
+                // RFC 3279 §2.3.1: NULL; absent is tolerated as for signature algorithms. The
+                // libraries differ (mbedTLS refuses INTEGER parameters; OpenSSL's `d2i_PUBKEY` and
+                // `gnutls_pubkey_import` accept them, checked 2026-11-27), and backends that build
+                // the key from its numbers never look: so the core decides.
                 if let parameters = try a.readOptional(DERTag.null), !parameters.contents.isEmpty {
                     throw DERError(description: "rsaEncryption parameters: NULL with contents")
                 }
@@ -96,10 +97,11 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             let modulus = try f.read(DERTag.integer, "modulus").contents
             let exponent = try f.read(DERTag.integer, "publicExponent").contents
             guard f.isAtEnd else { throw DERError(description: "extra fields in RSAPublicKey") }
-            // Both numbers positive and in DER's one encoding, decided here for every backend:
-            // libraries differ (OpenSSL refuses padding, mbedTLS and GnuTLS read it), and a
-            // backend that builds its key from these numbers must see only well-formed ones (Go
-            // and rustls-webpki refuse the same).
+            // Both numbers positive and in DER's one encoding, as Go and rustls-webpki require.
+            // The three libraries all import a padded or negative modulus (checked 2026-11-27:
+            // `d2i_PUBKEY`, `gnutls_pubkey_import`, `mbedtls_pk_parse_public_key`), each reading it
+            // its own way; backends that build the key from these numbers must see only
+            // well-formed ones.
             try Self.checkPositiveInteger(bytes, modulus, "modulus")
             try Self.checkPositiveInteger(bytes, exponent, "publicExponent")
             if oid == AlgorithmOID.rsaEncryption {

@@ -51,9 +51,9 @@ struct PublicKeyTests {
         #expect(throws: TLSTrustError.self) { try PublicKey(subjectPublicKeyInfoDER: spki(DER.sequence([modulus]))) }
     }
 
-    /// The modulus and exponent are positive INTEGERs in DER's one encoding: the core decides it,
-    /// so that a backend building its key from the numbers (GnuTLS, OpenSSL) and one decoding the
-    /// DER (mbedTLS) cannot disagree about a padded or negative number.
+    /// The modulus and exponent are positive INTEGERs in DER's one encoding (as Go and
+    /// rustls-webpki require): the core decides it, so that backends building their key from the
+    /// numbers (GnuTLS, OpenSSL) see only well-formed ones.
     @Test func anRSAKeyWithAPaddedNegativeOrZeroNumberIsMalformed() throws {
         let rsaAlgorithm = DER.sequence([DER.objectIdentifier("1.2.840.113549.1.1.1"), [0x05, 0x00]])
         func spki(_ modulus: [UInt8], _ exponent: [UInt8]) -> [UInt8] {
