@@ -433,9 +433,12 @@ public typealias SecTrustWithErrorCallback = @Sendable (SecTrust, Bool, CFError?
 /// trusted, the error `SecTrustEvaluateWithError` would give — the asynchronous form URLSession
 /// delegates use.
 ///
-/// The evaluation, which may fetch revocation answers over the network, runs on a global queue,
-/// never on `queue` (as Apple asks, the caller is usually on `queue`). It uses the
-/// `SecTrustEnvironment` current at the call, so that a task's backend and system store follow it.
+/// The evaluation, which may fetch revocation answers over the network, runs on a queue of its
+/// own, never on `queue` (as Apple asks, the caller is usually on `queue`). Not on
+/// `DispatchQueue.global()`: its workers, about one per core, are shared by all of the process's
+/// Dispatch work, and an evaluation blocked on a fetch there holds one up; a queue of its own is
+/// served by a thread that starts at once (see the core's `DispatchTaskExecutor`). It uses the `SecTrustEnvironment` current at the call, so that
+/// a task's backend and system store follow it.
 ///
 /// - Returns: `errSecSuccess` (the evaluation is scheduled).
 @discardableResult
@@ -444,7 +447,7 @@ public func SecTrustEvaluateAsyncWithError(
 ) -> OSStatus {
     let backend = SecTrustEnvironment.backend
     let store = SecTrustEnvironment.systemStore
-    DispatchQueue.global(qos: .userInitiated).async {
+    DispatchQueue(label: "tlstrust.sectrust-evaluate", qos: .userInitiated).async {
         var error: CFError?
         let trusted = SecTrustEnvironment.$backend.withValue(backend) {
             SecTrustEnvironment.$systemStore.withValue(store) { SecTrustEvaluateWithError(trust, &error) }

@@ -16,8 +16,8 @@ import TLSTrust
 ///     }
 /// }
 /// ```
-public func offThePool<T: Sendable>(_ body: () throws -> T) async throws -> T {
-    try await withTaskExecutorPreference(blockingWork) {
+public func offThePool<T: Sendable, Failure: Error>(_ body: () throws(Failure) -> T) async throws(Failure) -> T {
+    try await withTaskExecutorPreference(blockingWork) { () throws(Failure) -> T in
         try body()
     }
 }

@@ -358,13 +358,13 @@ struct SecTrustRevocationTests {
             let watcher = DispatchSemaphore(value: 0)
             queue.async { release.wait() }
             nonisolated(unsafe) var evaluatedWhileBusy = false
-            DispatchQueue.global().async {
+            Thread {  // a thread of its own: it polls, and the evaluation may need a Dispatch worker
                 let deadline = Date(timeIntervalSinceNow: 30)
                 while Self.result(trust) == .invalid && Date() < deadline { usleep(1000) }
                 evaluatedWhileBusy = Self.result(trust) != .invalid
                 watcher.signal()
                 release.signal()
-            }
+            }.start()
             let status = SecTrustEvaluateAsyncWithError(trust, queue) { _, _, _ in }
             #expect(status == errSecSuccess)
             watcher.wait()

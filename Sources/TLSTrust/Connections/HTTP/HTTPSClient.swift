@@ -99,7 +99,7 @@ public enum HTTPSClient {
     ///
     /// - Throws: ``TLSError`` `.connectFailed` when the proxy refuses.
     public static func tunnel(to target: HTTPSURL, through proxy: Proxy, timeout: Duration) async throws -> TCPTransport {
-        try await TLSConnection.run(on: .global()) { try tunnelBlocking(to: target, through: proxy, timeout: timeout) }
+        try await TLSConnection.run(on: DispatchQueue(label: "tlstrust.https-tunnel")) { try tunnelBlocking(to: target, through: proxy, timeout: timeout) }
     }
 
     /// ``tunnel(to:through:timeout:)`` on the calling thread.

@@ -13,7 +13,7 @@ struct TLSGnuTLSTests {
     static let backend = GnuTLSTrustBackend()
     static let host = "www.example.com"
     static let password = "correct horse"
-    static let timeouts = TLSTimeouts(connect: .seconds(3), handshake: .seconds(5), read: .seconds(5))
+    static let timeouts = TLSTimeouts(connect: .seconds(5), handshake: .seconds(15), read: .seconds(5))
 
     // MARK: Helpers
 

@@ -26,9 +26,7 @@ struct TLSHandshakeContextTests {
     /// handler is async, and the context waits for it, which must never block Swift's cooperative
     /// pool (where tests run).
     static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: body()) }
-        }
+        await offThePool(body)
     }
 
     static func presented(_ pki: TestHierarchy) -> [[UInt8]] { [pki.leaf.der, pki.intermediate.der] }
@@ -162,6 +160,38 @@ struct TLSHandshakeContextTests {
         #expect(!trusted)
         #expect(elapsed < .seconds(5))
         #expect(context.failure?.code == .timedOut)
+    }
+
+    @Test("A handler still answers in time when the app has blocked every DispatchQueue.global() worker")
+    func handlerStartsWhileDispatchWorkersAreBlocked() async throws {
+        let pki = try TestHierarchy.make()
+        let context = Self.client(pki, handler: ClosureChallengeHandler { _ in .performDefaultHandling }, handshake: .seconds(3))
+        // All of it on one thread off the pool, with no `await` while workers are blocked: on
+        // Linux, Swift's cooperative pool is served by the same Dispatch workers, so the test
+        // must give them back before it needs the pool again.
+        let (trusted, elapsed) = await Self.offPool { () -> (Bool, Duration) in
+            // Twice as many blocked jobs as cores, plus two: the non-overcommitting pool behind
+            // DispatchQueue.global() (and behind every concurrent queue) runs about one job per
+            // core, and starts one more thread a second while they are blocked.
+            let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let blocked = cores * 2 + 2
+            for _ in 0..<blocked {
+                DispatchQueue.global().async {
+                    started.signal()
+                    release.wait()
+                }
+            }
+            defer { for _ in 0..<blocked { release.signal() } }
+            for _ in 0..<cores { _ = started.wait(timeout: .now() + 2) }   // the pool is full
+
+            let start = ContinuousClock.now
+            let trusted = context.verifyPeer(presentedChain: Self.presented(pki))
+            return (trusted, ContinuousClock.now - start)
+        }
+        #expect(trusted, "\(String(describing: context.failure))")
+        #expect(context.failure == nil)
+        #expect(elapsed < .seconds(2), "the handler waited \(elapsed) for a thread")
     }
 
     @Test("Client certificates: default sends the configured identity; the handler chooses, declines or aborts")
