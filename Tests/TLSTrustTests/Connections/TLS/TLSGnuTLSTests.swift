@@ -203,7 +203,7 @@ struct TLSGnuTLSTests {
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 
-        let transport = try listener.accept(timeout: .seconds(5))
+        let transport = try listener.accept(timeout: .seconds(30))  // returns once s_client connects
         let connection = try await TLSConnection.accept(over: transport, configuration: Self.serverConfiguration(try Self.identity(pki), version: version),
                                                         port: listener.port, backend: Self.backend)
         #expect(connection.negotiatedVersion == version)
