@@ -4,10 +4,10 @@ import TLSTrust
 /// A subject public key imported into OpenSSL once (→ `EVP_PKEY`), for the engine's signature
 /// checks.
 ///
-/// RSA (rsaEncryption) and EC keys on P-256, P-384 and P-521 in their usual DER form are built from
+/// RSA (rsaEncryption) and EC keys on P-256, P-384 and P-521 with uncompressed points are built from
 /// their parts (``OpenSSLKeyParts``): `EVP_PKEY_fromdata` from the modulus and exponent, or a copy
 /// of the curve's parameters given the point. Everything else (id-RSASSA-PSS, Ed25519, other
-/// curves, unusual encodings) goes through `d2i_PUBKEY`, which in OpenSSL 3 sets up a decoder on
+/// curves, compressed points) goes through `d2i_PUBKEY`, which in OpenSSL 3 sets up a decoder on
 /// every call: about 1.1 million instructions per key, most of them looking up the decoder under
 /// process-wide locks, which kept parallel evaluations from scaling (issue 23).
 ///
@@ -130,13 +130,14 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     }
 }
 
-/// The parts of an RSA or EC public key from which OpenSSL can build it without its decoder; nil
-/// for anything else, which then takes `d2i_PUBKEY` as before:
-/// - RSA (rsaEncryption): the modulus and exponent the core parsed and checked
-///   (``PublicKey/rsaPublicNumbers``: positive, minimally encoded, parameters NULL or absent);
-/// - EC: the whole SPKI header of P-256, P-384 or P-521 (id-ecPublicKey, the curve's OID) byte for
-///   byte, then an uncompressed point (`04‖X‖Y`) of the curve's length. Whether the point lies on
-///   the curve is OpenSSL's check (EC_POINT_oct2point), as under `d2i_PUBKEY`.
+/// The parts of an RSA or EC public key from which OpenSSL can build it without its decoder, as
+/// the core parsed and checked them; nil for anything else, which then takes `d2i_PUBKEY`:
+/// - RSA (rsaEncryption): the modulus and exponent (``PublicKey/rsaMagnitudes``: positive,
+///   minimally encoded, parameters NULL or absent). id-RSASSA-PSS keys keep their restrictions
+///   through the decoder.
+/// - EC: a P-256, P-384 or P-521 named curve (nothing else in the parameters) and an uncompressed
+///   point (`04‖X‖Y`) of the curve's length. Whether the point lies on the curve is OpenSSL's
+///   check (EC_POINT_oct2point), as under `d2i_PUBKEY`.
 struct OpenSSLKeyParts {
     enum Parts {
         case rsa(modulus: ArraySlice<UInt8>, exponent: ArraySlice<UInt8>)
@@ -147,18 +148,16 @@ struct OpenSSLKeyParts {
     enum Curve {
         case p256, p384, p521
 
-        /// The SPKI's bytes before the point, and the point's length (04‖X‖Y).
-        var header: [UInt8] {
-            switch self {
-            case .p256: [0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01,
-                         0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00]
-            case .p384: [0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01,
-                         0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00]
-            case .p521: [0x30, 0x81, 0x9B, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01,
-                         0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x23, 0x03, 0x81, 0x86, 0x00]
+        init?(name: String) {
+            switch name {
+            case "P-256": self = .p256
+            case "P-384": self = .p384
+            case "P-521": self = .p521
+            default: return nil
             }
         }
 
+        /// The length of an uncompressed point: 04‖X‖Y.
         var pointLength: Int {
             switch self {
             case .p256: 65
@@ -201,27 +200,14 @@ struct OpenSSLKeyParts {
     }
 
     init?(_ key: PublicKey) {
-        let der = key.subjectPublicKeyInfoDER
         switch key.algorithm {
         case .rsa:
-            // The numbers as the core read and checked them (positive, minimally encoded; the
-            // parameters NULL or absent): no second reading of the DER here.
-            guard let numbers = key.rsaPublicNumbers else { return nil }
-            parts = .rsa(modulus: Self.magnitude(numbers.modulus), exponent: Self.magnitude(numbers.exponent))
+            guard let numbers = key.rsaMagnitudes, !numbers.isRSASSAPSS else { return nil }
+            parts = .rsa(modulus: numbers.modulus, exponent: numbers.exponent)
         case .ec(let name):
-            let curve: Curve
-            switch name {
-            case "P-256": curve = .p256
-            case "P-384": curve = .p384
-            case "P-521": curve = .p521
-            default: return nil
-            }
-            let header = curve.header
-            guard der.count == header.count + curve.pointLength,
-                  der[0..<header.count].elementsEqual(header),
-                  der[header.count] == 0x04
-            else { return nil }
-            parts = .ec(curve, point: der[header.count...])
+            let point = key.subjectPublicKeyBytes
+            guard let curve = Curve(name: name), point.count == curve.pointLength, point.first == 0x04 else { return nil }
+            parts = .ec(curve, point: point)
         default:
             return nil
         }
@@ -242,10 +228,5 @@ struct OpenSSLKeyParts {
                 COpenSSL_EC_public_key(parameters, p.baseAddress, p.count)
             }
         }
-    }
-
-    /// A positive INTEGER's contents without the zero octet DER puts before a high bit.
-    private static func magnitude(_ contents: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        contents.first == 0 ? contents.dropFirst() : contents
     }
 }

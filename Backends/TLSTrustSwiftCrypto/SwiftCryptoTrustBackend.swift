@@ -33,7 +33,7 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
     /// Imports the key with swift-crypto.
     ///
     /// - RSA (rsaEncryption or id-RSASSA-PSS): `_RSA.Signing.PublicKey(n:e:)` from the
-    ///   SPKI's RSAPublicKey, read strictly here. Keys of every size are imported:
+    ///   modulus and exponent the core parsed and checked. Keys of every size are imported:
     ///   swift-crypto's `derRepresentation` initializer refuses keys below 2048 bits, but the
     ///   engine's rule is that such keys are still *verified* and then refused by the path
     ///   validator (`weakAlgorithm`, the same verdict on every backend). Refusing them at import
@@ -53,16 +53,18 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
         do {
             switch key.algorithm {
             case .rsa:
-                let keyType: SignatureKeyType = try SPKI.isRSASSAPSS(spki) ? .rsaPSS : .rsa
-                // The RSAPublicKey is read strictly here (anything after it, a negative or
-                // non-minimal integer: malformed) and handed over as modulus and exponent.
+                // The modulus and exponent as the core read and checked them (one RSAPublicKey,
+                // both integers positive and minimally encoded), for rsaEncryption and
+                // id-RSASSA-PSS keys alike.
                 // Not `_RSA.Signing.PublicKey(derRepresentation:)`: in swift-crypto 3.12.3 a DER
                 // it cannot parse makes it free the key twice (an abort, found by the conformance
                 // kit's malformed RSA keys), and it refuses keys below 2048 bits, which the engine
                 // must see verified and then refuse itself (see above).
-                let (n, e) = try SPKI.rsaModulusAndExponent(Array(bits))
-                let rsa = try _RSA.Signing.PublicKey(n: n, e: e)
-                return SwiftCryptoVerificationKey(.rsa(rsa), keyType: keyType)
+                guard let numbers = key.rsaMagnitudes else {
+                    throw TLSTrustError(.malformedKey, "swift-crypto: the RSA key has no modulus and exponent")
+                }
+                let rsa = try _RSA.Signing.PublicKey(n: numbers.modulus, e: numbers.exponent)
+                return SwiftCryptoVerificationKey(.rsa(rsa), keyType: numbers.isRSASSAPSS ? .rsaPSS : .rsa)
             case .ec(let curve):
                 switch curve {
                 case "P-256": return SwiftCryptoVerificationKey(.p256(try P256.Signing.PublicKey(derRepresentation: spki)), keyType: .ec)
@@ -156,67 +158,6 @@ final class SwiftCryptoVerificationKey: SignatureVerificationKey, @unchecked Sen
         case .sha384: return check(SHA384.hash(data: message))
         case .sha512: return check(SHA512.hash(data: message))
         }
-    }
-}
-
-/// The two readings of a SubjectPublicKeyInfo this module needs that `PublicKey` does not expose:
-/// whether an RSA key is id-RSASSA-PSS (PSS-only, RFC 4055), and a small RSA key's modulus and
-/// exponent. A strict, minimal DER reader: anything unexpected throws, so the import fails closed.
-enum SPKI {
-    struct Malformed: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// 1.2.840.113549.1.1.10, id-RSASSA-PSS, as DER OID contents.
-    static let rsassaPSS: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0A]
-
-    /// Reads one TLV at `offset`: its tag, contents range, and the offset after it.
-    static func element(_ der: [UInt8], at offset: Int) throws -> (tag: UInt8, contents: Range<Int>, end: Int) {
-        guard offset + 2 <= der.count else { throw Malformed(description: "truncated DER") }
-        let tag = der[offset]
-        var index = offset + 2
-        var length = Int(der[offset + 1])
-        if length & 0x80 != 0 {
-            let count = length & 0x7F
-            guard count >= 1, count <= 4, index + count <= der.count else { throw Malformed(description: "bad DER length") }
-            length = der[index..<(index + count)].reduce(0) { $0 << 8 | Int($1) }
-            index += count
-        }
-        guard length <= der.count - index else { throw Malformed(description: "DER length beyond the input") }
-        return (tag, index..<(index + length), index + length)
-    }
-
-    /// Whether the SPKI's algorithm OID is id-RSASSA-PSS.
-    static func isRSASSAPSS(_ spki: [UInt8]) throws -> Bool {
-        let outer = try element(spki, at: 0)
-        let algorithm = try element(spki, at: outer.contents.lowerBound)
-        let oid = try element(spki, at: algorithm.contents.lowerBound)
-        guard outer.tag == 0x30, algorithm.tag == 0x30, oid.tag == 0x06 else { throw Malformed(description: "not an SPKI") }
-        return spki[oid.contents].elementsEqual(rsassaPSS)
-    }
-
-    /// `RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER }` (RFC 8017), DER
-    /// only: nothing after it, both integers positive and minimally encoded. Returns their
-    /// magnitudes, big-endian.
-    static func rsaModulusAndExponent(_ der: [UInt8]) throws -> (n: [UInt8], e: [UInt8]) {
-        let sequence = try element(der, at: 0)
-        let n = try element(der, at: sequence.contents.lowerBound)
-        let e = try element(der, at: n.end)
-        guard sequence.tag == 0x30, sequence.end == der.count, n.tag == 0x02, e.tag == 0x02, e.end == sequence.contents.upperBound
-        else { throw Malformed(description: "not an RSAPublicKey") }
-        return (try positiveInteger(der[n.contents]), try positiveInteger(der[e.contents]))
-    }
-
-    /// The magnitude of a DER INTEGER that must be positive and minimally encoded.
-    static func positiveInteger(_ contents: ArraySlice<UInt8>) throws -> [UInt8] {
-        guard let first = contents.first, first & 0x80 == 0 else { throw Malformed(description: "RSA integer empty or negative") }
-        if first == 0 {
-            guard contents.count > 1, contents[contents.startIndex + 1] & 0x80 != 0 else {
-                throw Malformed(description: "RSA integer zero or not minimally encoded")
-            }
-            return Array(contents.dropFirst())
-        }
-        return Array(contents)
     }
 }
 #endif

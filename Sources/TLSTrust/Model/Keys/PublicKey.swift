@@ -30,8 +30,9 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     public let algorithm: Algorithm
     /// Where the subjectPublicKey BIT STRING's bytes (after its unused-bits octet) lie in the DER.
     private let keyBitsRange: Range<Int>
-    /// Where an rsaEncryption key's modulus and exponent INTEGER contents lie in the DER.
-    private var rsaNumberRanges: (modulus: Range<Int>, exponent: Range<Int>)?
+    /// Where an RSA key's modulus and exponent INTEGER contents lie in the DER, and whether the
+    /// key is an id-RSASSA-PSS one.
+    private var rsaNumberRanges: (modulus: Range<Int>, exponent: Range<Int>, isRSASSAPSS: Bool)?
 
     /// For an rsaEncryption key (not an id-RSASSA-PSS one, whose parameters restrict it), the
     /// contents of its modulus and publicExponent INTEGERs, big-endian as encoded (a leading zero
@@ -39,7 +40,22 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// already checked, instead of having its library decode the DER a second time: on a first
     /// connection that decode is a large part of an evaluation.
     public var rsaPublicNumbers: (modulus: ArraySlice<UInt8>, exponent: ArraySlice<UInt8>)? {
-        rsaNumberRanges.map { (subjectPublicKeyInfoDER[$0.modulus], subjectPublicKeyInfoDER[$0.exponent]) }
+        guard let ranges = rsaNumberRanges, !ranges.isRSASSAPSS else { return nil }
+        return (subjectPublicKeyInfoDER[ranges.modulus], subjectPublicKeyInfoDER[ranges.exponent])
+    }
+
+    /// For any RSA key, rsaEncryption or id-RSASSA-PSS: its modulus and exponent as unsigned
+    /// big-endian magnitudes (DER's sign octet dropped), as this parser read and checked them
+    /// (positive, minimally encoded), and which of the two the key is. The one reading of an
+    /// RSAPublicKey for backends that build keys from numbers: a backend that keeps a PSS key's
+    /// restrictions imports such a key through its own decoder instead.
+    package var rsaMagnitudes: (modulus: ArraySlice<UInt8>, exponent: ArraySlice<UInt8>, isRSASSAPSS: Bool)? {
+        guard let ranges = rsaNumberRanges else { return nil }
+        func magnitude(_ range: Range<Int>) -> ArraySlice<UInt8> {
+            let contents = subjectPublicKeyInfoDER[range]
+            return contents.first == 0 ? contents.dropFirst() : contents
+        }
+        return (magnitude(ranges.modulus), magnitude(ranges.exponent), ranges.isRSASSAPSS)
     }
 
     /// The subjectPublicKey itself, without the SPKI's algorithm header: the PKCS#1 RSAPublicKey for
@@ -72,8 +88,8 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         let oid = try a.read(DERTag.objectIdentifier, "key algorithm").objectIdentifier(in: bytes)
         // Every key this parser reads is a whole number of bytes; a padded BIT STRING is read by
         // some libraries and refused by others, so it is refused here, for all of them.
-        let knownAlgorithms = [AlgorithmOID.rsaEncryption, AlgorithmOID.rsassaPSS, AlgorithmOID.ecPublicKey, AlgorithmOID.ed25519, AlgorithmOID.ed448]
-        if keyBits.unusedBits != 0 && knownAlgorithms.contains(oid) {
+        if keyBits.unusedBits != 0,
+           [AlgorithmOID.rsaEncryption, AlgorithmOID.rsassaPSS, AlgorithmOID.ecPublicKey, AlgorithmOID.ed25519, AlgorithmOID.ed448].contains(oid) {
             throw DERError(description: "subjectPublicKey with \(keyBits.unusedBits) unused bits")
         }
         switch oid {
@@ -104,18 +120,20 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             // well-formed ones.
             try Self.checkPositiveInteger(bytes, modulus, "modulus")
             try Self.checkPositiveInteger(bytes, exponent, "publicExponent")
-            if oid == AlgorithmOID.rsaEncryption {
-                let base = node.encoded.lowerBound
-                rsaNumberRanges = ((modulus.lowerBound - base)..<(modulus.upperBound - base),
-                                   (exponent.lowerBound - base)..<(exponent.upperBound - base))
-            }
+            let base = node.encoded.lowerBound
+            rsaNumberRanges = ((modulus.lowerBound - base)..<(modulus.upperBound - base),
+                               (exponent.lowerBound - base)..<(exponent.upperBound - base), oid == AlgorithmOID.rsassaPSS)
             var first = modulus.lowerBound
             while first < modulus.upperBound && bytes[first] == 0 { first += 1 }
             let bits = first < modulus.upperBound
                 ? (modulus.upperBound - first - 1) * 8 + (8 - bytes[first].leadingZeroBitCount) : 0
             algorithm = .rsa(bits: bits)
         case AlgorithmOID.ecPublicKey:
-            let curveOID = (try? a.read(DERTag.objectIdentifier, "named curve").objectIdentifier(in: bytes)) ?? "explicit"
+            let namedCurve = try? a.read(DERTag.objectIdentifier, "named curve").objectIdentifier(in: bytes)
+            // A named curve is the whole of the parameters (RFC 5480 §2.1.1): a backend that
+            // builds the key from the curve's name and the point must not miss anything.
+            guard namedCurve == nil || a.isAtEnd else { throw DERError(description: "ecPublicKey parameters after the named curve") }
+            let curveOID = namedCurve ?? "explicit"
             algorithm = .ec(curve: Self.curveNames[curveOID] ?? curveOID)
         case AlgorithmOID.ed25519: algorithm = .ed25519
         case AlgorithmOID.ed448: algorithm = .ed448

@@ -74,6 +74,25 @@ struct PublicKeyTests {
         let pss = DER.sequence([DER.sequence([DER.objectIdentifier("1.2.840.113549.1.1.10")]),
                                 DER.bitString(DER.sequence([DER.tlv(0x02, modulus), DER.tlv(0x02, e)]))])
         #expect(try PublicKey(subjectPublicKeyInfoDER: pss).rsaPublicNumbers == nil)
+        // The magnitudes, for backends that build any RSA key from numbers: the sign octet
+        // dropped, PSS keys included and marked.
+        let magnitudes = try #require(key.rsaMagnitudes)
+        #expect(Array(magnitudes.modulus) == Array(modulus.dropFirst()) && Array(magnitudes.exponent) == e && !magnitudes.isRSASSAPSS)
+        let pssMagnitudes = try #require(try PublicKey(subjectPublicKeyInfoDER: pss).rsaMagnitudes)
+        #expect(Array(pssMagnitudes.modulus) == Array(modulus.dropFirst()) && pssMagnitudes.isRSASSAPSS)
+    }
+
+    /// An EC key's named curve is the whole of its parameters (RFC 5480 §2.1.1): backends build
+    /// the key from the curve's name and the point, so nothing after the curve may pass unseen.
+    @Test func anECKeyWithParametersAfterItsNamedCurveIsMalformed() throws {
+        let ecPublicKey = DER.objectIdentifier("1.2.840.10045.2.1"), p256 = DER.objectIdentifier("1.2.840.10045.3.1.7")
+        let point = [0x04] + [UInt8](repeating: 0x11, count: 64)
+        func spki(_ parameters: [[UInt8]]) -> [UInt8] { DER.sequence([DER.sequence([ecPublicKey] + parameters), DER.bitString(point)]) }
+        #expect(try PublicKey(subjectPublicKeyInfoDER: spki([p256])).algorithm == .ec(curve: "P-256"))
+        #expect(try PublicKey(subjectPublicKeyInfoDER: spki([p256])).subjectPublicKeyBytes.elementsEqual(point))
+        for (label, parameters) in [("NULL after the curve", [p256, [0x05, 0x00]]), ("a second curve", [p256, p256])] {
+            #expect(throws: TLSTrustError.self, "\(label)") { try PublicKey(subjectPublicKeyInfoDER: spki(parameters)) }
+        }
     }
 
     /// rsaEncryption's parameters are NULL or absent (RFC 3279 §2.3.1), and no key of a known
