@@ -1,8 +1,9 @@
 import Foundation
 import TLSTrust
 
-/// A real TLS peer from another implementation, run as a child process on 127.0.0.1 with an
-/// ephemeral port: `openssl s_server`, `gnutls-serv`, or nginx. Stopped by ``stop()`` or on deinit.
+/// A real TLS peer from another implementation, run as a child process on 127.0.0.1 with a port
+/// of its own (below the ephemeral range; see `ExternalPeerPort`): `openssl s_server`,
+/// `gnutls-serv`, nginx or mitmproxy. Stopped by ``stop()`` or on deinit.
 ///
 /// ```swift
 /// let server = try ExternalTLSPeer.opensslServer(identity: files)
@@ -183,16 +184,14 @@ public final class ExternalTLSPeer: @unchecked Sendable {
         return peer
     }
 
-    /// Starts `command(port)` on a free port and waits until it accepts TCP connections — or,
-    /// with `readyWhenLogContains`, until its output contains that text, for peers that a probe
-    /// connection would upset (`openssl ocsp` hangs after a connection that sends nothing).
+    /// Starts `command(port)` on a free port and waits until the child listens on it — and, with
+    /// `readyWhenLogContains`, until its output also contains that text. No probe connection is
+    /// made (`openssl ocsp` hangs after a connection that sends nothing).
     public static func launch(name: String, directory: TemporaryDirectory, readyWhenLogContains readyText: String? = nil,
                               command: (Int) throws -> [String]) throws -> ExternalTLSPeer {
         var lastLog = ""
         for _ in 0..<5 {
-            let probe = try TCPListener(host: "127.0.0.1", port: 0)
-            let port = probe.port
-            probe.close()
+            let port = try ExternalPeerPort.pick()
             let arguments = try command(port)
             let logFile = directory.file("\(name.replacingOccurrences(of: " ", with: "-"))-\(port).log")
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
@@ -205,12 +204,12 @@ public final class ExternalTLSPeer: @unchecked Sendable {
             process.standardInput = FileHandle.nullDevice
             try process.run()
             let peer = ExternalTLSPeer(name: name, port: port, process: process, directory: directory, logFile: logFile)
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + TestDeadlines.failureBound
+            // Ready when the child itself listens on the port (not whoever else may hold it), and
+            // has said so when a text is given.
             while ContinuousClock.now < deadline && process.isRunning {
-                if let readyText {
-                    if peer.log.contains(readyText) { return peer }
-                } else if let connection = try? TCPTransport.connect(host: "127.0.0.1", port: port, timeout: .milliseconds(200)) {
-                    connection.close()
+                if ExternalPeerPort.isListening(pid: process.processIdentifier, port: port),
+                   readyText.map({ peer.log.contains($0) }) ?? true {
                     return peer
                 }
                 Thread.sleep(forTimeInterval: 0.05)

@@ -68,7 +68,7 @@ public final class InterceptingProxy: @unchecked Sendable {
     private static func intercept(_ client: TCPTransport, ca: TestCertificate, backend: any TLSBackend, shared: ProxyState,
                                   upstreamAnchors: TrustAnchors,
                                   upstream: @Sendable (String, Int) -> (host: String, port: Int)) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + TestDeadlines.failureBound
         // 1. The plain CONNECT request.
         var head: [UInt8] = []
         var byte: UInt8 = 0
@@ -92,7 +92,7 @@ public final class InterceptingProxy: @unchecked Sendable {
         // 2. TLS towards the client, with a certificate for `host` forged under the proxy's CA.
         let identity = try shared.forgedIdentity(for: host, ca: ca, backend: backend)
         var serverConfiguration = TLSServerConfiguration(identity: identity)
-        serverConfiguration.timeouts = TLSTimeouts(connect: .seconds(5), handshake: .seconds(5), read: .seconds(5))
+        serverConfiguration.timeouts = TestDeadlines.tls
         let downstream: TLSConnection
         do {
             downstream = try TLSConnection.acceptBlocking(over: client, configuration: serverConfiguration, backend: backend)

@@ -143,7 +143,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
 
     private static func act(_ behavior: Behavior, on transport: TCPTransport, shared: Shared) throws {
         func send(_ bytes: [UInt8]) throws {
-            try bytes.withUnsafeBytes { try transport.send($0, deadline: .now + .seconds(2)) }
+            try bytes.withUnsafeBytes { try transport.send($0, deadline: .now + TestDeadlines.failureBound) }
         }
         func head(_ status: Int, _ headers: [HeaderField]) -> [UInt8] {
             Array(("HTTP/1.1 \(status) \(reason(status))\r\n" + headers.map { "\($0.name): \($0.value)\r\n" }.joined()
@@ -199,7 +199,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
 
     /// Reads a request head (at most 64 KiB) and its Content-Length body (at most 1 MiB).
     private static func readRequest(_ transport: TCPTransport) throws -> Request {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + TestDeadlines.failureBound
         var bytes: [UInt8] = []
         var scratch = [UInt8](repeating: 0, count: 4096)
         func more() throws {

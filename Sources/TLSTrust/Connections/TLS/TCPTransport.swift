@@ -8,13 +8,17 @@ import Darwin
 
 /// A TCP connection as a ``TLSTransport``: a non-blocking socket waited on with `poll`, so that
 /// every call ends by its deadline.
+///
+/// ``close()`` may come from another thread while a call waits: the call then ends (end of stream
+/// for a receive, `.connectionClosed` for a send), and never touches a descriptor number that
+/// the process has since reused (see `SocketDescriptor`).
 public final class TCPTransport: TLSTransport {
-    private let descriptor = Locked<Int32>(-1)
+    private let descriptor: SocketDescriptor
     /// The peer's address as text, e.g. `127.0.0.1:8443`.
     public let peerDescription: String
 
     init(descriptor fd: Int32, peerDescription: String) {
-        descriptor.withLock { $0 = fd }
+        descriptor = SocketDescriptor(fd)
         self.peerDescription = peerDescription
         #if canImport(Darwin)
         var one: Int32 = 1
@@ -77,46 +81,55 @@ public final class TCPTransport: TLSTransport {
     public func send(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws {
         var offset = 0
         while offset < bytes.count {
-            let fd = descriptor.withLock { $0 }
-            guard fd >= 0 else { throw TLSError(.connectionClosed, "the connection is closed") }
-            let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            if n > 0 { offset += n; continue }
-            switch errno {
-            case EAGAIN, EWOULDBLOCK: try Self.wait(fd, for: Int16(POLLOUT), until: deadline, doing: "sending to \(peerDescription)")
-            case EINTR: continue
-            case EPIPE, ECONNRESET: throw TLSError(.connectionClosed, "\(peerDescription) closed the connection")
-            default: throw TLSError(.transportFailure, "sending to \(peerDescription): \(Self.errnoText())")
+            let used: Void? = try descriptor.use { fd throws(TLSError) in
+                let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if n > 0 { offset += n; return }
+                switch errno {
+                case EAGAIN, EWOULDBLOCK: try Self.wait(fd, for: Int16(POLLOUT), until: deadline, doing: "sending to \(peerDescription)")
+                case EINTR: return
+                case EPIPE, ECONNRESET:
+                    // Our own close() from another thread shuts the socket down: not the peer's doing.
+                    guard !descriptor.isClosed else { throw TLSError(.connectionClosed, "the connection is closed") }
+                    throw TLSError(.connectionClosed, "\(peerDescription) closed the connection")
+                default: throw TLSError(.transportFailure, "sending to \(peerDescription): \(Self.errnoText())")
+                }
             }
+            guard used != nil else { throw TLSError(.connectionClosed, "the connection is closed") }
         }
     }
 
     public func receive(into buffer: UnsafeMutableRawBufferPointer, deadline: ContinuousClock.Instant) throws -> Int {
         while true {
-            let fd = descriptor.withLock { $0 }
-            guard fd >= 0 else { return 0 }
-            let n = recv(fd, buffer.baseAddress!, buffer.count, 0)
-            if n >= 0 { return n }
-            switch errno {
-            case EAGAIN, EWOULDBLOCK: try Self.wait(fd, for: Int16(POLLIN), until: deadline, doing: "waiting for \(peerDescription)")
-            case EINTR: continue
-            case ECONNRESET: throw TLSError(.connectionClosed, "\(peerDescription) reset the connection")
-            default: throw TLSError(.transportFailure, "receiving from \(peerDescription): \(Self.errnoText())")
+            let attempt: Int?? = try descriptor.use { fd throws(TLSError) -> Int? in
+                let n = recv(fd, buffer.baseAddress!, buffer.count, 0)
+                if n >= 0 { return n }
+                switch errno {
+                case EAGAIN, EWOULDBLOCK: try Self.wait(fd, for: Int16(POLLIN), until: deadline, doing: "waiting for \(peerDescription)")
+                case EINTR: break
+                case ECONNRESET:
+                    guard !descriptor.isClosed else { return 0 }
+                    throw TLSError(.connectionClosed, "\(peerDescription) reset the connection")
+                default: throw TLSError(.transportFailure, "receiving from \(peerDescription): \(Self.errnoText())")
+                }
+                return nil  // try again
             }
+            guard let attempt else { return 0 }  // closed: end of stream
+            if let n = attempt { return n }
         }
     }
 
+    /// Closes the connection. Safe to call twice, and from another thread than one that waits
+    /// in ``send(_:deadline:)`` or ``receive(into:deadline:)``: that call ends.
     public func close() {
-        let fd = descriptor.withLock { fd in defer { fd = -1 }; return fd }
-        if fd >= 0 { Glibc.close(fd) }
+        descriptor.close()
     }
 
     /// Stops sending (half-close) so the peer reads end of stream; receiving goes on.
     public func shutdownOutput() {
-        let fd = descriptor.withLock { $0 }
-        if fd >= 0 { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
+        _ = descriptor.use { fd in Glibc.shutdown(fd, Int32(SHUT_WR)) }
     }
 
-    static func wait(_ fd: Int32, for events: Int16, until deadline: ContinuousClock.Instant, doing what: String) throws {
+    static func wait(_ fd: Int32, for events: Int16, until deadline: ContinuousClock.Instant, doing what: String) throws(TLSError) {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { throw TLSError(.timedOut, "timed out \(what)") }
@@ -154,7 +167,7 @@ public final class TCPTransport: TLSTransport {
 
 /// A listening TCP socket on the loopback address, for servers in tests, the demo and the tool.
 public final class TCPListener: Sendable {
-    private let descriptor: Locked<Int32>
+    private let descriptor: SocketDescriptor
     /// The port actually bound (ephemeral when 0 was asked for).
     public let port: Int
     /// The address listened on.
@@ -199,7 +212,7 @@ public final class TCPListener: Sendable {
                : p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        descriptor = Locked(fd)
+        descriptor = SocketDescriptor(fd)
         self.port = Int(actual)
         self.host = host
     }
@@ -212,39 +225,45 @@ public final class TCPListener: Sendable {
     public func accept(timeout: Duration) throws -> TCPTransport {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let fd = descriptor.withLock { $0 }
-            guard fd >= 0 else { throw TLSError(.connectionClosed, "the listener is closed") }
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let client = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
-            }
-            if client >= 0 {
-                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-                var one: Int32 = 1
-                setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                let peer = withUnsafePointer(to: &storage) { p in
-                    p.withMemoryRebound(to: sockaddr.self, capacity: 1) { TCPTransport.describe($0, port: 0) }
+            let attempt: TCPTransport?? = try descriptor.use { fd throws(TLSError) -> TCPTransport? in
+                var storage = sockaddr_storage()
+                var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                let client = withUnsafeMutablePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
                 }
-                return TCPTransport(descriptor: client, peerDescription: peer)
-            }
-            switch errno {
-            case EAGAIN, EWOULDBLOCK:
-                // Wake up at least every 100 ms so that close() from another thread is noticed.
-                let slice = min(deadline, ContinuousClock.now + .milliseconds(100))
-                do { try TCPTransport.wait(fd, for: Int16(POLLIN), until: slice, doing: "accepting") } catch let e as TLSError where e.code == .timedOut {
-                    if ContinuousClock.now >= deadline { throw TLSError(.timedOut, "no connection arrived on port \(port) in time") }
+                if client >= 0 {
+                    // Not inherited by child processes (the connect side is SOCK_CLOEXEC too).
+                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                    _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                    var one: Int32 = 1
+                    setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                    let peer = withUnsafePointer(to: &storage) { p in
+                        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { TCPTransport.describe($0, port: 0) }
+                    }
+                    return TCPTransport(descriptor: client, peerDescription: peer)
                 }
-            case EINTR, ECONNABORTED: continue
-            default:
-                throw TLSError(.transportFailure, "accept on port \(port): \(TCPTransport.errnoText())")
+                switch errno {
+                case EAGAIN, EWOULDBLOCK:
+                    // close() from another thread shuts the socket down, which wakes this wait.
+                    let slice = min(deadline, ContinuousClock.now + .milliseconds(100))
+                    do throws(TLSError) { try TCPTransport.wait(fd, for: Int16(POLLIN), until: slice, doing: "accepting") } catch where error.code == .timedOut {
+                        if ContinuousClock.now >= deadline { throw TLSError(.timedOut, "no connection arrived on port \(port) in time") }
+                    }
+                case EINTR, ECONNABORTED: break
+                default:
+                    // A listener shut down by close() fails accept with EINVAL.
+                    guard !descriptor.isClosed else { return nil }
+                    throw TLSError(.transportFailure, "accept on port \(port): \(TCPTransport.errnoText())")
+                }
+                return nil  // try again
             }
+            guard let attempt, !descriptor.isClosed else { throw TLSError(.connectionClosed, "the listener is closed") }
+            if let transport = attempt { return transport }
         }
     }
 
     /// Stops listening. Safe to call twice; a pending ``accept(timeout:)`` ends.
     public func close() {
-        let fd = descriptor.withLock { fd in defer { fd = -1 }; return fd }
-        if fd >= 0 { Glibc.close(fd) }
+        descriptor.close()
     }
 }

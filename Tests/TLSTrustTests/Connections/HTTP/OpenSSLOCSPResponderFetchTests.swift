@@ -28,8 +28,9 @@ struct OpenSSLOCSPResponderFetchTests {
             for (certificate, expected) in [(good, "Cert Status: good"), (revoked, "Cert Status: revoked"), (unlisted, "Cert Status: unknown")] {
                 let request = TestPKI.ocspRequest(for: [try .init(certificate: certificate, issuer: ca)], nonce: Array("0123456789abcdef".utf8))
                 let start = ContinuousClock.now
-                let answer = try fetcher.fetchOCSPResponse(request: request, responderURL: responder.url, deadline: .now + .seconds(5))
-                #expect(ContinuousClock.now - start < .seconds(5))
+                let answer = try fetcher.fetchOCSPResponse(request: request, responderURL: responder.url, deadline: .now + TestDeadlines.failureBound)
+                // The responder answers and closes: the fetch does not wait for its deadline.
+                #expect(ContinuousClock.now - start < .seconds(10))
                 let text = try OCSPResponseBuilderTests.read(answer, verifyWith: ca).output
                 #expect(text.contains("Response Status: successful (0x0)"), "\(text)\n\(responder.log)")
                 #expect(text.contains(expected), "\(text)")

@@ -29,12 +29,14 @@ struct ConfigurationInterceptionTests {
         let url = "https://api.example.com:\(origin.port)/"
 
         var device = TLSClientConfiguration()
-        device.timeouts = TLSTimeouts(connect: .seconds(5), handshake: .seconds(10), read: .seconds(10))
+        device.timeouts = TestDeadlines.tls
         // The device trusts the system store, the app's (public) CA and the proxy's CA.
         device.anchors = TrustAnchors([app.root.certificate, interceptor.certificateAuthority.certificate], includingSystemStore: true)
 
         // Without a configuration the proxy reads the request.
-        let fooled = try await HTTPSClient.get(url, configuration: device, backend: client, proxy: proxy)
+        let fooled = try await Self.withPeerLogs(interceptor, origin) {
+            try await HTTPSClient.get(url, configuration: device, backend: client, proxy: proxy)
+        }
         #expect(fooled.response.statusCode == 200)
         #expect(fooled.peerCertificates.first?.issuer == interceptor.certificateAuthority.certificate.subject)
 
@@ -74,11 +76,31 @@ struct ConfigurationInterceptionTests {
                     #expect((error.underlying as? ServerTrustError)?.code == expected, "\(label): \(error)")
                 }
                 // Straight to the origin, the same configuration accepts the real server.
-                let direct = try await HTTPSClient.get(url, configuration: guarded, backend: client, connectingTo: "127.0.0.1")
+                let direct = try await Self.withPeerLogs(interceptor, origin) {
+                    try await HTTPSClient.get(url, configuration: guarded, backend: client, connectingTo: "127.0.0.1")
+                }
                 #expect(direct.response.statusCode == 200, "\(label)")
             }
         }
         // Only the unguarded request reached the proxy's log of readable requests.
         #expect(interceptor.interceptedRequests.count == 1)
+    }
+
+    /// Runs a request; when it fails, the failure carries what the proxy and the origin saw, so
+    /// that a CI log says which side ended the connection, and why.
+    static func withPeerLogs<T>(_ proxy: InterceptingProxy, _ origin: LocalHTTPSServer,
+                                _ request: () async throws -> T) async throws -> T {
+        do {
+            return try await request()
+        } catch {
+            throw PeerLogs(failure: "\(error)", proxy: proxy.errors, origin: origin.errors)
+        }
+    }
+
+    struct PeerLogs: Error, CustomStringConvertible {
+        let failure: String
+        let proxy: [String]
+        let origin: [String]
+        var description: String { "\(failure) — the proxy's log: \(proxy); the origin's log: \(origin)" }
     }
 }

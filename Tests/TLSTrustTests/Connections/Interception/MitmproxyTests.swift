@@ -33,7 +33,7 @@ struct MitmproxyTests {
         let url = "https://127.0.0.1:\(origin.port)/"
 
         var base = TLSClientConfiguration()
-        base.timeouts = TLSTimeouts(connect: .seconds(5), handshake: .seconds(10), read: .seconds(10))
+        base.timeouts = TestDeadlines.tls
 
         // The user installed mitmproxy's CA: system store + that CA. The attack works.
         var installed = base

@@ -167,7 +167,7 @@ struct TLSHostilePeerTests {
             certificateChainPEM: Array((pki.leaf.pem + decoys.map(\.pem).joined()).utf8),
             privateKeyPEM: Array(pki.leaf.privateKey.pkcs8PEM.utf8), password: nil)
         var serverConfiguration = TLSServerConfiguration(identity: identity)
-        serverConfiguration.timeouts = TLSTimeouts(connect: .seconds(5), handshake: .seconds(10), read: .seconds(5))
+        serverConfiguration.timeouts = TLSTimeouts(connect: .seconds(5), handshake: TestDeadlines.failureBound, read: .seconds(5))
         var configuration = TLSClientConfiguration()
         configuration.anchors = .only([pki.root.certificate])
         configuration.timeouts = serverConfiguration.timeouts

@@ -27,7 +27,7 @@ struct RevocationFetchTests {
         return try TestPKI.issue(profile, issuer: intermediate)
     }
 
-    func trust(_ leaf: TestCertificate, _ policy: RevocationPolicy, timeout: Duration = .seconds(2)) -> Trust {
+    func trust(_ leaf: TestCertificate, _ policy: RevocationPolicy, timeout: Duration = TestDeadlines.failureBound) -> Trust {
         var trust = Trust(certificates: [leaf.certificate, intermediate.certificate], policies: [.ssl(hostname: "www.example.com")],
                           anchors: .only([root.certificate]))
         trust.revocation = policy
