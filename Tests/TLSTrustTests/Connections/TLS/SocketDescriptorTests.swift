@@ -20,7 +20,7 @@ struct SocketDescriptorTests {
             defer { _ = Glibc.close(pair[1]) }
             let descriptor = SocketDescriptor(pair[0])
             let entered = DispatchSemaphore(value: 0), checked = DispatchSemaphore(value: 0)
-            let call = OnThread { () -> (woke: Bool, events: Int16, waited: Duration) in
+            let call = ThreadFuture { () -> (woke: Bool, events: Int16, waited: Duration) in
                 descriptor.use { fd in
                     entered.signal()
                     var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -54,13 +54,13 @@ struct SocketDescriptorTests {
             let client = try TCPTransport.connect(host: "127.0.0.1", port: listener.port, timeout: TestDeadlines.failureBound)
             let server = try listener.accept(timeout: TestDeadlines.failureBound)
             defer { server.close() }
-            let receiving = OnThread { () -> (Result<Int, any Error>, Duration) in
+            let receiving = ThreadFuture { () -> (Result<Int, any Error>, Duration) in
                 let start = ContinuousClock.now
                 var buffer = [UInt8](repeating: 0, count: 16)
                 let result = Result { try buffer.withUnsafeMutableBytes { try client.receive(into: $0, deadline: .now + .seconds(60)) } }
                 return (result, ContinuousClock.now - start)
             }
-            let accepting = OnThread { () -> (Result<TCPTransport, any Error>, Duration) in
+            let accepting = ThreadFuture { () -> (Result<TCPTransport, any Error>, Duration) in
                 let start = ContinuousClock.now
                 let result = Result { try listener.accept(timeout: .seconds(60)) }
                 return (result, ContinuousClock.now - start)
@@ -88,24 +88,5 @@ struct SocketDescriptorTests {
                 Issue.record("unexpected \(error)")
             }
         }
-    }
-}
-
-/// `body` on a thread of its own, joined with a blocking wait (for code already off the pool).
-private final class OnThread<T>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private let result = Locked<T?>(nil)
-
-    init(_ body: @escaping @Sendable () -> T) {
-        Thread { [self] in
-            let value = body()
-            result.withLock { $0 = value }
-            done.signal()
-        }.start()
-    }
-
-    func join() -> T {
-        done.wait()
-        return result.withLock { $0! }
     }
 }

@@ -19,8 +19,7 @@ struct TLSMatrixTests {
 
     /// Deadlines that only bound a failure: a handshake that succeeds takes milliseconds, but CI
     /// runs every suite at once on two cores. Tests of the deadlines themselves set their own.
-    // Connect and handshake only bound a failure; a 5 s read ends the reading of a server that
-    // keeps the connection open after its answer.
+    /// The 5 s read ends the reading of a server that keeps the connection open after its answer.
     static let timeouts = TLSTimeouts(connect: TestDeadlines.failureBound, handshake: TestDeadlines.failureBound, read: .seconds(5))
 
     /// A server identity and a client trusting its root.
@@ -210,6 +209,13 @@ final class ThreadFuture<T>: @unchecked Sendable {
             }
             return result.withLock { $0! }
         }
+    }
+
+    /// Waits for the result, blocking the calling thread: only for code already off the pool.
+    func join() -> T {
+        done.wait()
+        done.signal()
+        return result.withLock { $0! }
     }
 }
 

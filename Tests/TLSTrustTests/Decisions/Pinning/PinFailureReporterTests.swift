@@ -97,9 +97,10 @@ struct PinFailureReporterTests {
         defer { listener.close() }
         let (report, _, _) = try Self.makeReport()
         let reporter = HTTPPinFailureReporter(timeout: 10)
-        let serving = Task.detached { try listener.acceptOne() }
+        // The listener blocks in accept and recv: a thread of its own, not one of the pool's.
+        let serving = ThreadFuture { Result { try listener.acceptOne() } }
         let status = try await reporter.post(report, to: URL(string: "http://127.0.0.1:\(listener.port)/pin-report")!)
-        let received = try await serving.value
+        let received = try await serving.value.get()
         #expect(status == 204)
         #expect(received.requestLine == "POST /pin-report HTTP/1.1")
         #expect(received.headers["content-type"] == "application/json")
