@@ -133,6 +133,9 @@ public final class ExternalTLSPeer: @unchecked Sendable {
             daemon off; master_process off; worker_processes 1; pid \(d)/nginx.pid; error_log \(d)/error.log;
             events { worker_connections 64; }
             http {
+              # A test's client may connect and then wait long for Swift's cooperative pool before
+              # it sends its request (the whole suite queues at once): nginx's 60 s must not end it.
+              client_header_timeout 10m; client_body_timeout 10m; send_timeout 10m;
               access_log off; client_body_temp_path \(d)/tmp; proxy_temp_path \(d)/tmp; fastcgi_temp_path \(d)/tmp;
               uwsgi_temp_path \(d)/tmp; scgi_temp_path \(d)/tmp;
               server {
