@@ -19,8 +19,7 @@ struct TLSMatrixTests {
 
     /// Deadlines that only bound a failure: a handshake that succeeds takes milliseconds, but CI
     /// runs every suite at once on two cores. Tests of the deadlines themselves set their own.
-    /// The 5 s read ends the reading of a server that keeps the connection open after its answer.
-    static let timeouts = TLSTimeouts(connect: TestDeadlines.failureBound, handshake: TestDeadlines.failureBound, read: .seconds(5))
+    static let timeouts = TestDeadlines.tls(read: .seconds(5))
 
     /// A server identity and a client trusting its root.
     static func setup(_ pki: TestHierarchy, server: any TLSBackend) throws -> TLSServerConfiguration {

@@ -12,9 +12,7 @@ import Testing
 @Suite("TLS on OpenSSL: real peers")
 struct TLSOpenSSLTests {
     let backend = OpenSSLTrustBackend()
-    // Connect and handshake only bound a failure; a 5 s read ends the reading of a server that
-    // keeps the connection open after its answer.
-    static let timeouts = TLSTimeouts(connect: TestDeadlines.failureBound, handshake: TestDeadlines.failureBound, read: .seconds(5))
+    static let timeouts = TestDeadlines.tls(read: .seconds(5))
     static let password = "correct horse"
 
     // MARK: Helpers

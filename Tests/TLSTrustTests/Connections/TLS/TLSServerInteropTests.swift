@@ -35,7 +35,7 @@ struct TLSServerInteropTests {
             configuration.clientAuthentication = .required
             configuration.clientAnchors = .only([clientCA.certificate])
         }
-        configuration.timeouts = TLSTimeouts(connect: TestDeadlines.failureBound, handshake: TestDeadlines.failureBound, read: .seconds(5))
+        configuration.timeouts = TestDeadlines.tls(read: .seconds(5))
         return try LocalHTTPSServer(configuration: configuration, backend: backend) { request in
             (200, "served by \(backend.name) to \(request.clientCertificates.first?.subject.commonName ?? "anonymous")\n")
         }
