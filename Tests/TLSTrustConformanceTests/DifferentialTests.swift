@@ -5,17 +5,18 @@ import TLSTrustTesting
 import Testing
 
 /// The one differential suite: the same minted certificates evaluated on every backend, and by
-/// each library's own verifier, against the two tables `docs/backends.md` keeps (read through
-/// `KnownDifferences`).
+/// each library's own verifier, against the differences `KnownDifferences` allows (Swift values,
+/// each with its reason; `docs/backends.md` states them and `KnownDifferencesDocumentTests`
+/// checks that it does).
 ///
 /// - The conformance catalogue (`ConformanceCase.all`): the backends give one verdict and primary
-///   portable code, or the difference is in "Verdict differences" — and a listed difference that
-///   no longer matches what a backend does fails too.
+///   portable code, or the difference is in `KnownDifferences.verdictDifferences` — and a listed
+///   difference that no longer matches what a backend does fails too.
 /// - The native catalogue (`nativeCatalogue`: every conformance scenario plus host-name,
 ///   name-constraint, key, path-building, web-PKI attack and CRL revocation shapes): the engine's verdict is the
 ///   same on every backend — a hard failure otherwise, since the engine owns every rule — and a
-///   native verifier differs from it only where "Native deviations from the engine" says so, with
-///   a reason; a listed deviation that no longer occurs fails, so the table stays true.
+///   native verifier differs from it only where `KnownDifferences.nativeDeviations` says so, with
+///   a reason; a listed deviation that no longer occurs fails, so the list stays true.
 @Suite("Differential: one verdict across backends, and the native verifiers against the engine")
 struct DifferentialTests {
     static func outcome(_ evaluation: TrustEvaluation) -> TestScenario.Expectation {
@@ -31,24 +32,27 @@ struct DifferentialTests {
         for backend in TestBackends.all {
             outcomes[backend.name] = Self.outcome(trust.evaluate(using: backend))
         }
-        let documented = KnownDifferences.rows[testCase.name]
+        let listed = KnownDifferences.verdictDifferences[testCase.name]
         if Set(outcomes.values).count > 1 {
-            #expect(documented != nil, "undocumented difference on \(testCase.name): \(outcomes)")
+            #expect(listed != nil, "unlisted difference on \(testCase.name): \(outcomes)")
         }
-        if let documented {
+        if let listed {
             for (backend, outcome) in outcomes {
-                let listed = documented.verdicts[backend]
-                #expect(listed == outcome,
-                        "docs/backends.md says \(backend) gives \(listed.map { "\($0)" } ?? "nothing") on \(testCase.name), it gives \(outcome)")
+                let verdict = listed.verdicts[backend]
+                #expect(verdict == outcome,
+                        "KnownDifferences says \(backend) gives \(verdict.map { "\($0)" } ?? "nothing") on \(testCase.name), it gives \(outcome)")
             }
-            #expect(!documented.reason.isEmpty, "a documented difference needs its reason")
         }
     }
 
-    @Test func everyDocumentedRowNamesARealCase() {
+    @Test func everyListedVerdictDifferenceNamesARealCaseEveryBackendAndAReason() {
         let names = Set(ConformanceCase.all.map(\.name))
-        for name in KnownDifferences.rows.keys {
-            #expect(names.contains(name), "docs/backends.md lists unknown case \(name)")
+        let backends = Set(TestBackends.names)
+        for (name, difference) in KnownDifferences.verdictDifferences {
+            #expect(names.contains(name), "KnownDifferences lists unknown case \(name)")
+            #expect(Set(difference.verdicts.keys) == backends, "\(name): a verdict for every backend, and for no other")
+            #expect(Set(difference.verdicts.values).count > 1, "\(name): a difference needs two verdicts")
+            #expect(!difference.reason.isEmpty, "\(name): a difference needs its reason")
         }
     }
 
@@ -73,20 +77,6 @@ struct DifferentialTests {
         let distinct = Set(outcomes.values)
         #expect(distinct.count == 1, "the engine's verdict on \(name) depends on the backend: \(outcomes)")
         return distinct.count == 1 ? distinct.first : nil
-    }
-
-    @Test func theNativeDeviationTableIsReadFromTheDocs() {
-        #expect(KnownDifferences.nativeDeviations.count >= 20, "docs/backends.md's native-deviation table was not found or is empty")
-        #expect(KnownDifferences.nativeDeviations.values.allSatisfy { $0.values.allSatisfy { !$0.isEmpty } }, "every deviation needs its reason")
-    }
-
-    @Test func theVerdictDifferenceTableIsReadFromTheDocs() {
-        #expect(!KnownDifferences.rows.isEmpty, "docs/backends.md's verdict-difference table was not found or is empty")
-        let backends = Set(TestBackends.names)
-        for (name, row) in KnownDifferences.rows {
-            // A cell that is neither `trusted` nor a portable code leaves its backend out.
-            #expect(Set(row.verdicts.keys) == backends, "\(name): a verdict (trusted or a portable code) for every backend, and for no other")
-        }
     }
 
     static func hierarchyCase(
@@ -221,5 +211,9 @@ struct DifferentialTests {
             }
         }
         #expect(names.count == Self.nativeCatalogue.count, "case names must be unique")
+        #expect(Set(KnownDifferences.nativeDeviationList).count == KnownDifferences.nativeDeviationList.count,
+                "each deviation is listed once")
+        #expect(Set(KnownDifferences.nativeDeviationList.map { [$0.caseName, $0.backend] }).count == KnownDifferences.nativeDeviationList.count,
+                "one reason per case and backend")
     }
 }

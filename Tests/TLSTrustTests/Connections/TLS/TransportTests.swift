@@ -85,13 +85,33 @@ struct TransportTests {
         #expect(throws: TLSError.self) { _ = try TCPTransport.connect(host: "no-such-host.invalid", port: 443, timeout: .seconds(2)) }
     }
 
-    @Test("IPv6 loopback listens and connects too")
+    /// Whether this machine has an IPv6 loopback: a socket can be bound to ::1.
+    static let hasIPv6Loopback: Bool = {
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        } == 0
+    }()
+
+    @Test("IPv6 loopback listens, connects and carries bytes", .enabled(if: hasIPv6Loopback, "this machine has no IPv6 loopback"))
     func ipv6() throws {
-        guard let listener = try? TCPListener(host: "::1") else { return }  // no IPv6 on this machine
+        let listener = try TCPListener(host: "::1")
         defer { listener.close() }
+        #expect(listener.port > 0)
         let client = try TCPTransport.connect(host: "::1", port: listener.port, timeout: .seconds(2))
-        client.close()
-        #expect(client.peerDescription.hasPrefix("[::1]"))
+        defer { client.close() }
+        let server = try listener.accept(timeout: .seconds(2))
+        defer { server.close() }
+        #expect(client.peerDescription.hasPrefix("[::1]"), "\(client.peerDescription)")
+        try Array("ping6".utf8).withUnsafeBytes { try client.send($0, deadline: .now + .seconds(1)) }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = try buffer.withUnsafeMutableBytes { try server.receive(into: $0, deadline: .now + .seconds(1)) }
+        #expect(String(decoding: buffer.prefix(n), as: UTF8.self) == "ping6")
     }
 }
 
