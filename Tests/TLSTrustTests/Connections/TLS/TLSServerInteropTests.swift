@@ -70,7 +70,8 @@ struct TLSServerInteropTests {
     }
 
     /// A version the backend cannot negotiate (TLS 1.3 on mbedTLS 2.28): a curl that offers only
-    /// that version is refused in the handshake, with a protocol-version alert, and served nothing.
+    /// that version is refused in the handshake and served nothing. mbedTLS 2.28 reads a TLS 1.3
+    /// ClientHello as TLS 1.2 with no cipher suite it knows, so its alert is handshake_failure.
     @Test("curl offering only a TLS version a backend's server does not support is refused",
           .enabled(if: !unsupportedCases.isEmpty, "every backend supports every TLS version"), arguments: unsupportedCases)
     func curlUnsupportedVersion(name: String, version: TLSVersion) throws {
@@ -85,7 +86,7 @@ struct TLSServerInteropTests {
                                                "--resolve", "www.example.com:\(server.port):127.0.0.1",
                                                "https://www.example.com:\(server.port)/"])
         #expect(run.status == 35, "curl's \"SSL connect error\": \(run)")
-        #expect(run.output.contains("protocol version"), "\(run)")
+        #expect(run.output.contains("alert handshake failure"), "\(run)")
         #expect(!run.output.contains("served by"), "\(run)")
     }
 

@@ -393,7 +393,16 @@ struct TLSStaplingTests {
                 // The alert OpenSSL sends when its status callback refuses (docs/tls.md): seen as
                 // "bad certificate status response" by OpenSSL, as alert 113 by GnuTLS.
                 let text = "\(serverError.map { "\($0)" } ?? "")"
-                #expect(text.contains("bad certificate status response") || text.contains("113"), "\(what): \(text)")
+                let words: String? = switch serverName {
+                case "openssl": "bad certificate status response"
+                case "gnutls": "113"
+                default: nil
+                }
+                if let words {
+                    #expect(text.contains(words), "\(what): \(text)")
+                } else {
+                    Issue.record("\(what): no expectation for how \(serverName)'s server reports the alert: \(text)")
+                }
             }
         }
     }
