@@ -19,7 +19,7 @@ import TLSTrust
 ///
 /// Importing validates the key as mbedTLS's parser does (`mbedtls_pk_parse_public_key`: for EC
 /// keys `mbedtls_ecp_check_pubkey`, the point on the curve), whatever happens to the table: an
-/// invalid point is refused at import, as before.
+/// invalid point is refused at import.
 final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable {  // pk context read-only after init (see above)
     private let pk: UnsafeMutablePointer<mbedtls_pk_context>
     private let type: mbedtls_pk_type_t

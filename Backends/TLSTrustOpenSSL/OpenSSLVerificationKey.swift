@@ -9,7 +9,7 @@ import TLSTrust
 /// of the curve's parameters given the point. Everything else (id-RSASSA-PSS, Ed25519, other
 /// curves, compressed points) goes through `d2i_PUBKEY`, which in OpenSSL 3 sets up a decoder on
 /// every call: about 1.1 million instructions per key, most of them looking up the decoder under
-/// process-wide locks, which kept parallel evaluations from scaling (issue 23).
+/// process-wide locks, which keep parallel evaluations from scaling.
 ///
 /// Thread safety: OpenSSL 3 lets many threads use one `EVP_PKEY` at once as long as none modifies
 /// it (openssl-threads(7)); every call here makes its own `EVP_MD_CTX` / `EVP_PKEY_CTX` and only

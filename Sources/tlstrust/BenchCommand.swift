@@ -23,7 +23,7 @@ import TLSTrustTesting
 /// | `handshake-tls13`, `handshake-tls12` | a full handshake over in-memory pipes, both sides on the backend, the client deciding trust with the engine (verified-chain cache warm) |
 /// | (`handshake-tls13-unverified`, …) | the same, the client accepting without a decision: the baseline, reported as `unverifiedOpsPerSecond` of the handshake in JSON |
 ///
-/// The operation names and the JSON fields are a contract (issue 11): scripts rely on them.
+/// The operation names and the JSON fields are a contract: scripts rely on them.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",

@@ -4,7 +4,7 @@ import TLSTrust
 import TLSTrustTesting
 
 /// `tlstrust soak`: many evaluations and handshakes per backend in one process, with the resident
-/// memory reported as it goes, so that a leak shows up as growth (the hardening issue's soak).
+/// memory reported as it goes, so that a leak shows up as growth.
 ///
 /// Per backend: `--evaluations` engine evaluations from DER with every cache off (each parses the
 /// chain and verifies its signatures: the path that allocates most), then `--handshakes` verified

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 //
-// libFuzzer + AddressSanitizer targets for TLSTrust (issue 12). A package of its own so that the
+// libFuzzer + AddressSanitizer targets for TLSTrust. A package of its own so that the
 // root package's `swift build` / `swift test` never build with the fuzzer sanitizer.
 //
 // Build and run with the `run` script beside this file (it passes the sanitizer flags):

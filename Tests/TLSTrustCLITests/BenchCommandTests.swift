@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `tlstrust bench`: the JSON shape scripts rely on (issue 11), with very short measurements.
+/// `tlstrust bench`: the JSON shape scripts rely on, with very short measurements.
 @Suite("tlstrust bench")
 struct BenchCommandTests {
     static let operations: Set<String> = [

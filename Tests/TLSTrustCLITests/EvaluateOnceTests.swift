@@ -29,7 +29,7 @@ final class CountingBackend: NativeTrustVerifier {
 }
 
 /// `tlstrust evaluate` asks for one evaluation per invocation, whatever rules it is given: the
-/// rules are decided by the library's evaluators on that evaluation's chain (issue 21).
+/// rules are decided by the library's evaluators on that evaluation's chain.
 @Suite("tlstrust evaluate: one evaluation per invocation")
 struct EvaluateOnceTests {
     /// Runs `evaluate` in process with `arguments` (after `--backend openssl --engine native`) on a

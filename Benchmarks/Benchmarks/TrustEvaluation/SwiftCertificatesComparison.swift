@@ -5,7 +5,7 @@ import X509
 
 /// `swift-certificates/<chain>`: swift-certificates' `Verifier` (RFC5280Policy +
 /// ServerIdentityPolicy) on the same chains, from DER, as `evaluate/…` measures TLSTrust — the
-/// fastest pure-Swift verifier, as a yardstick (issue 11). Its own file because its `Certificate`
+/// fastest pure-Swift verifier, as a yardstick. Its own file because its `Certificate`
 /// would clash with TLSTrust's.
 func swiftCertificatesBenchmarks(_ fixtures: [(label: String, hierarchy: TestHierarchy)], host: String) {
     for fixture in fixtures {

@@ -6,7 +6,7 @@ import TLSTrustMbedTLS
 import TLSTrustOpenSSL
 import TLSTrustTesting
 
-/// The hot handshake path, per backend and chain (issue 11): the peer's chain arrives as DER and is
+/// The hot handshake path, per backend and chain: the peer's chain arrives as DER and is
 /// evaluated against a long-lived anchor set. The same operations as `tlstrust bench`, with
 /// ordo-one/benchmark's percentiles and allocation counts:
 ///

@@ -2,7 +2,7 @@
 /// (`tlstrust compare`, the conformance table) and as a differential oracle in tests. Its
 /// deviations from the engine are documented per backend in `docs/backends.md`.
 ///
-/// The core does the bookkeeping every backend used to repeat: it prepares one ``AnchorStore``
+/// The core does the bookkeeping that would otherwise be repeated in every backend: it prepares one ``AnchorStore``
 /// per anchor set and backend (cached by ``TrustAnchors``), checks the request against
 /// ``nativeFeatures`` (refusing the rest as `unsupported`, so a field added to the request later
 /// cannot be silently dropped by an old backend), hands the verifier a store of its own type only,

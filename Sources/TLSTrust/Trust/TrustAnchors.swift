@@ -24,7 +24,7 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
 
     /// Everything in one object: an anchor set is copied into every request and evaluation, and
     /// one set serves every connection of a process, so each reference it holds is a reference
-    /// count that all threads write on every evaluation (issue 23). One object, not four (the
+    /// count that all threads write on every evaluation. One object, not four (the
     /// certificates, the store's two path lists and the cache).
     private final class Contents: Sendable {
         let certificates: [Certificate]

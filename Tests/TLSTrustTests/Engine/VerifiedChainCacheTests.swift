@@ -34,7 +34,7 @@ final class SignatureCountingBackend: TrustBackend, @unchecked Sendable {  // th
     }
 }
 
-/// The verified-chain cache (issue 11): each rule it promises, proved on a counting backend.
+/// The verified-chain cache: each rule it promises, proved on a counting backend.
 /// Serialized: some tests change the process-wide switches and bound.
 @Suite("Verified-chain cache", .serialized)
 struct VerifiedChainCacheTests {

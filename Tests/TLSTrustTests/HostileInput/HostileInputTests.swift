@@ -4,7 +4,7 @@ import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
-/// The hardening issue's list of hostile inputs, each with the specific error it must end in, on
+/// The list of hostile inputs, each with the specific error it must end in, on
 /// every backend: absurd lengths, deep nesting, 10,000 SANs, a 100-certificate presented chain,
 /// a PKCS#12 file or an encrypted key asking for 10 million iterations, a 100 MB configuration.
 ///

@@ -5,7 +5,7 @@ import Testing
 @testable import TLSTrustOpenSSL
 
 /// OpenSSL keys for the engine built from their parts (`EVP_PKEY_fromdata`, or a copy of the
-/// curve's parameters given the point) instead of `d2i_PUBKEY`'s decoder (issue 23): the same key
+/// curve's parameters given the point) instead of `d2i_PUBKEY`'s decoder: the same key
 /// as the decoder makes, the same refusals, and only for the encodings where that holds.
 @Suite("OpenSSL verification keys")
 struct OpenSSLVerificationKeyTests {
@@ -50,7 +50,7 @@ struct OpenSSLVerificationKeyTests {
         #expect(throws: TLSTrustError(.malformedKey, "")) { try OpenSSLVerificationKey(publicKey, decoderOnly: true) }
     }
 
-    /// Anything but the usual encodings takes the decoder, as before.
+    /// Anything but the usual encodings takes the decoder.
     @Test func unusualEncodingsTakeTheDecoder() throws {
         let rsa = try TestPrivateKey.shared(.rsa(bits: 2048), slot: 950).subjectPublicKeyInfoDER
         let rsaBits = Array(try PublicKey(subjectPublicKeyInfoDER: rsa).subjectPublicKeyBytes)
@@ -80,7 +80,7 @@ struct OpenSSLVerificationKeyTests {
             // Framing the core itself refuses never reaches a backend.
             guard let publicKey = try? PublicKey(subjectPublicKeyInfoDER: der) else { continue }
             #expect(OpenSSLKeyParts(publicKey) == nil, "\(name)")
-            // Still imported (or refused) by the decoder as before.
+            // Imported (or refused) by the decoder.
             _ = try? OpenSSLVerificationKey(publicKey)
         }
         // A compressed point is what the decoder accepts: the same key as the uncompressed one.

@@ -1,8 +1,8 @@
 /// The server name a TLS client sends (SNI, RFC 6066 §3), decided once for every backend.
 ///
-/// Each backend used to decide it its own way (`inet_pton` in two, `HostIdentity` in the third),
-/// and they disagreed on a trailing dot and on whether the configured server name wins over the
-/// host connected to. The rule: the configured server name if any, else the host; an IP literal
+/// Decided by each backend its own way (`inet_pton`, `HostIdentity`), the libraries would disagree
+/// on a trailing dot and on whether the configured server name wins over the host connected to.
+/// The rule: the configured server name if any, else the host; an IP literal
 /// (in brackets or not) is never sent ("Literal IPv4 and IPv6 addresses are not permitted"); a
 /// DNS name is sent without its trailing dot; an empty name is not sent.
 public enum ServerNameIndication {

@@ -17,8 +17,7 @@ import Synchronization
 ///
 /// Concurrent: the table is split by the DER's hash into up to 16 stripes, each with its own lock
 /// and an equal share of the capacity, so that threads evaluating different chains rarely take
-/// the same lock (issue 23: one process-wide lock kept parallel cached evaluations from
-/// scaling). Least-recently-used is then judged within a stripe; a capacity under 64 keeps one
+/// the same lock (one process-wide lock keeps parallel cached evaluations from scaling). Least-recently-used is then judged within a stripe; a capacity under 64 keeps one
 /// stripe, and with it the exact order of the single table.
 ///
 /// On by default; switching it off makes every `Certificate(derEncoded:)` a full parse (benchmarks

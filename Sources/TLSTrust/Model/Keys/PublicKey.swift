@@ -97,7 +97,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             if oid == AlgorithmOID.rsaEncryption {
                 // RFC 3279 §2.3.1: NULL; absent is tolerated as for signature algorithms. The
                 // libraries differ (mbedTLS refuses INTEGER parameters; OpenSSL's `d2i_PUBKEY` and
-                // `gnutls_pubkey_import` accept them, checked 2026-11-27), and backends that build
+                // `gnutls_pubkey_import` accept them), and backends that build
                 // the key from its numbers never look: so the core decides.
                 if let parameters = try a.readOptional(DERTag.null), !parameters.contents.isEmpty {
                     throw DERError(description: "rsaEncryption parameters: NULL with contents")
@@ -114,8 +114,8 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             let exponent = try f.read(DERTag.integer, "publicExponent").contents
             guard f.isAtEnd else { throw DERError(description: "extra fields in RSAPublicKey") }
             // Both numbers positive and in DER's one encoding, as Go and rustls-webpki require.
-            // The three libraries all import a padded or negative modulus (checked 2026-11-27:
-            // `d2i_PUBKEY`, `gnutls_pubkey_import`, `mbedtls_pk_parse_public_key`), each reading it
+            // The three libraries all import a padded or negative modulus (`d2i_PUBKEY`,
+            // `gnutls_pubkey_import`, `mbedtls_pk_parse_public_key`), each reading it
             // its own way; backends that build the key from these numbers must see only
             // well-formed ones.
             try Self.checkPositiveInteger(bytes, modulus, "modulus")

@@ -15,7 +15,7 @@ public struct CertificatePolicyInputs: Sendable, Hashable, CustomStringConvertib
     /// The initial set when it is not `[anyPolicy]`. The default inputs hold no set at all: they
     /// are copied into every request and every verified-chain cache key, and a `Set` shared by
     /// every evaluation of the process is an object whose reference count all threads would write
-    /// on every evaluation (cache-line ping-pong: issue 23).
+    /// on every evaluation (cache-line ping-pong between cores).
     private let explicitPolicySet: Set<String>?
     /// initial-explicit-policy: the path must be valid for at least one policy of the initial set.
     public let requiresExplicitPolicy: Bool

@@ -11,7 +11,7 @@ import TLSTrustTesting
 //
 // The first byte chooses which of the nine (backend, role) imports the rest of the input goes to
 // (byte mod 9); the core's readers see the rest too. Doing all nine on every input made the target
-// run at ~500 inputs a second, too slow for the ten million; libFuzzer mutates the
+// run at ~500 inputs a second, too slow for a run of ten million; libFuzzer mutates the
 // selector like any other byte, so every import stays reachable, and the seeds come with each
 // selector.
 

@@ -4,7 +4,7 @@ import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
-/// Revocation decided inside the handshake (issue 22): the client asks for a stapled OCSP
+/// Revocation decided inside the handshake: the client asks for a stapled OCSP
 /// response, the engine judges it with the chain, and a server whose certificate is revoked is
 /// refused before the client sends anything — on every stapling backend, TLS 1.2 and 1.3, against
 /// real servers (`openssl s_server -status_file`, `gnutls-serv --ocsp-response`, nginx

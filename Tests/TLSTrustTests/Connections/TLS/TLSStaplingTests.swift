@@ -9,7 +9,7 @@ import Testing
 /// backend that can staple, under TLS 1.2 and 1.3, against real servers (`openssl s_server
 /// -status_file`, `gnutls-serv --ocsp-response`, nginx `ssl_stapling_file`) and the backends' own
 /// servers. The responses are real: minted at test time by `openssl ocsp` over a `TestHierarchy`.
-/// Judging them is the engine's job (issue 22); these tests check only that they arrive, in time
+/// Judging them is the engine's job; these tests check only that they arrive, in time
 /// and intact, and that a backend without stapling says so.
 @Suite("TLS: OCSP stapling")
 struct TLSStaplingTests {

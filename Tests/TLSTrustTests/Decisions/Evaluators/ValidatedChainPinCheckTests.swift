@@ -6,7 +6,7 @@ import Testing
 
 /// `PinSetTrustEvaluator.evaluate(validatedChain:of:forHost:)` and `SecurityPolicy.evaluate(_:forDomain:using:)`:
 /// the hooks that let a caller evaluate once and still have each rule decided by its evaluator
-/// (`tlstrust evaluate`, issue 21).
+/// (`tlstrust evaluate`).
 @Suite("Pin sets on an already validated chain")
 struct ValidatedChainPinCheckTests {
     typealias F = PinningFixtures

@@ -4,7 +4,7 @@ import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
-/// Revocation inside path validation (issue 22): what answers the engine believes, what it
+/// Revocation inside path validation: what answers the engine believes, what it
 /// refuses, and how soft- and hard-fail judge the absence of an answer — on every backend.
 @Suite("Engine: revocation — CRLs and OCSP in path validation")
 struct EngineRevocationTests {

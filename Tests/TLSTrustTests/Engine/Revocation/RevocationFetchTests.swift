@@ -4,7 +4,7 @@ import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
-/// Fetching (issue 22): only when the policy allows it, from the certificate's own AIA responder
+/// Fetching: only when the policy allows it, from the certificate's own AIA responder
 /// and CRL distribution points, over plain HTTP to real servers on 127.0.0.1 — a real
 /// `openssl ocsp` responder and a scripted HTTP server — with answers cached until nextUpdate and
 /// no fetch while a fresh answer is at hand. Hostile servers end in bounded time, never in trust.

@@ -5,7 +5,7 @@ import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
-/// The engine's second ring (issue 20): inputs that tried to get around a rule by reading a name
+/// The engine's second ring: inputs that tried to get around a rule by reading a name
 /// one way in one place and another way in the next, and ordinary certificates the engine used
 /// to refuse. Every case runs on every backend (``expectEngine(_:_:_:sourceLocation:)``).
 @Suite("Engine: second ring")

@@ -4,7 +4,7 @@ import TLSTrustOpenSSL
 import TLSTrustTesting
 import Testing
 
-/// The hot-path caches below the engine (issue 11): parsed certificates by DER, imported keys by
+/// The hot-path caches below the engine: parsed certificates by DER, imported keys by
 /// SPKI, and the parser's fast paths, which must give exactly what the general code gives.
 @Suite("Parse cache and parser fast paths", .serialized)
 struct CertificateParseCacheTests {

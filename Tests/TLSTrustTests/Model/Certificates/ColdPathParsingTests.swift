@@ -2,7 +2,7 @@
 import TLSTrustTesting
 import Testing
 
-/// The parser's fast paths for the cold evaluation (issue 23) against the slower readings they
+/// The parser's fast paths for the cold evaluation against the slower readings they
 /// replaced: each fast path must give exactly the old answer, on ordinary and hostile input.
 @Suite("Cold-path parsing: fast paths give the old answers")
 struct ColdPathParsingTests {
