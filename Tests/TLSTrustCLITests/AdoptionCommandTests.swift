@@ -8,17 +8,26 @@ import Testing
 /// IP literal, and `backends` naming the store it read.
 @Suite("tlstrust: version, usage, JSON shape, configurations")
 struct AdoptionCommandTests {
-    @Test("tlstrust --version prints the tool and the semantic version the changelog's newest heading names")
+    @Test("tlstrust --version prints the tool and the semantic version the changelog names")
     func version() throws {
         let result = try ToolRunner.run(["--version"])
         result.expectExit(0)
         #expect(result.stdout == "tlstrust \(TLSTrustPackage.version)\n", "\(result)")
         #expect(TLSTrustPackage.version.split(separator: ".").count == 3)
-        // The changelog and the constant never disagree.
+        // The changelog and the constant never disagree: the version is the newest release's, or,
+        // before the first release, the one the Unreleased section says it will be released as.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let changelog = try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## [") }
-        #expect(newest?.hasPrefix("## [\(TLSTrustPackage.version)]") == true, "\(newest ?? "no version heading")")
+        let sections = changelog.components(separatedBy: "\n## [").dropFirst()
+        let released = sections.first { !$0.hasPrefix("Unreleased]") }
+        if let released {
+            #expect(released.hasPrefix("\(TLSTrustPackage.version)]"), "newest release: \(released.prefix(40))")
+        } else {
+            let unreleased = try #require(sections.first, "CHANGELOG.md has no version heading")
+            #expect(unreleased.hasPrefix("Unreleased]"), "\(unreleased.prefix(40))")
+            #expect(unreleased.contains("to be version `\(TLSTrustPackage.version)`"),
+                    "the Unreleased section names the version it will be released as")
+        }
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("LICENSE").path))
     }
 

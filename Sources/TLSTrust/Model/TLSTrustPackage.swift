@@ -2,7 +2,8 @@
 ///
 /// Kept in the core rather than in the tool so that an app can log which TLSTrust decided its
 /// connections, and so that `CHANGELOG.md`, the tool and the library can never disagree: the
-/// CLI tests compare ``version`` with the newest version heading of `CHANGELOG.md`. Below 1.0.0 a
+/// CLI tests compare ``version`` with the version `CHANGELOG.md` names (its newest release, or,
+/// before the first release, the version its Unreleased section will be released as). Below 1.0.0 a
 /// minor version may change public API (SemVer §4); patch versions never do.
 ///
 /// (Not named `TLSTrustPackage`: the symbol-graph tool drops symbols named after the module
