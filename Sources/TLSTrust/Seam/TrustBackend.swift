@@ -92,12 +92,6 @@ extension TrustBackend {
         }
         return try importer.importIdentity(certificateChainPEM: certificateChainPEM, privateKeyPEM: privateKeyPEM, password: password)
     }
-
-    /// Evaluates `request` through the one door (``TrustEvaluationRequest/evaluate(using:)``).
-    @available(*, deprecated, message: "use request.evaluate(using: backend): the engine decides, the backend only provides crypto")
-    public func evaluate(_ request: TrustEvaluationRequest) -> TrustEvaluation {
-        request.evaluate(using: self)
-    }
 }
 
 /// A backend's prepared, immutable set of anchors.

@@ -5,8 +5,8 @@
 /// certificate to a forged chain (the OkHttp CVE-2016-2402 class, and AFNetworking's public-key
 /// mode with `allowInvalidCertificates`). A `ValidatedChain` cannot be made from a list of
 /// certificates: its initializer is internal, and the only public way to obtain one is
-/// ``TrustEvaluation/validatedChain`` of a trusted evaluation made by a backend's
-/// ``TrustBackend/evaluate(_:)`` (as ``Trust/evaluate(using:)`` does) — an evaluation assembled with
+/// ``TrustEvaluation/validatedChain`` of a trusted evaluation made through
+/// ``TrustEvaluationRequest/evaluate(using:)`` (as ``Trust/evaluate(using:)`` does) — an evaluation assembled with
 /// `TrustEvaluation`'s public initializer yields none. So every pin check that takes one is, by
 /// construction, a check of a chain whose signatures link the leaf to an anchor.
 ///
@@ -21,7 +21,7 @@ public struct ValidatedChain: Sendable, CustomStringConvertible {
     /// The trusted evaluation that built it.
     public let evaluation: TrustEvaluation
 
-    /// Only a trusted evaluation that passed the last gate (``TrustBackend/evaluate(_:)``, through
+    /// Only a trusted evaluation that passed the last gate (``TrustEvaluationRequest/evaluate(using:)``, through
     /// `ResultCheck`) yields a validated chain; one built with `TrustEvaluation`'s public
     /// initializer does not, whatever it claims.
     init?(_ evaluation: TrustEvaluation) {
@@ -91,6 +91,6 @@ public struct ValidatedChain: Sendable, CustomStringConvertible {
 
 extension TrustEvaluation {
     /// The chain as built, as a ``ValidatedChain``, when and only when the evaluation is trusted
-    /// and was made by an evaluation (``TrustBackend/evaluate(_:)``), not assembled by hand.
+    /// and was made by an evaluation (``TrustEvaluationRequest/evaluate(using:)``), not assembled by hand.
     public var validatedChain: ValidatedChain? { ValidatedChain(self) }
 }
