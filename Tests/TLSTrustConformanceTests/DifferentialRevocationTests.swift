@@ -8,8 +8,8 @@ import Testing
 /// (revoked leaf, revoked intermediate, a CRL by another CA, stale and future CRLs, a wrong
 /// signer, a missing CRL, scope and reasons), each under hard and soft mode where the two can
 /// differ. They join `DifferentialTests.nativeCatalogue`, so the engine must give one verdict on
-/// every backend and each native verifier may differ from it only where docs/backends.md's
-/// "Native deviations from the engine" says so; GnuTLS and mbedTLS, which declare no CRL support,
+/// every backend and each native verifier may differ from it only where
+/// `KnownDifferences.nativeDeviations` says so; GnuTLS and mbedTLS, which declare no CRL support,
 /// must answer `unsupported`.
 extension DifferentialTests {
     /// A hierarchy whose leaf is checked against CRLs: the intermediate's CRL (for the leaf) and
@@ -136,7 +136,7 @@ struct DifferentialRevocationTests {
     typealias Expectation = TestScenario.Expectation
 
     /// Case → (engine on every backend, OpenSSL native). Where the two differ the case is listed
-    /// in docs/backends.md, and `DifferentialTests.native` checks that listing.
+    /// in `KnownDifferences`, and `DifferentialTests.native` checks that listing.
     static let expected: [String: (engine: Expectation, openSSL: Expectation)] = [
         "crl.notRevokedHard": (.trusted, .trusted),
         "crl.revokedLeafHard": (.rejected(.revoked), .rejected(.revoked)),
