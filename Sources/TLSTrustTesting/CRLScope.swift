@@ -1,3 +1,5 @@
+import TLSTrust
+
 /// The scope fields of CRLs and distribution points (RFC 5280 §4.2.1.13, §5.2.5), to write into
 /// certificates and CRLs at test time: distribution point names in full or relative to the CRL
 /// issuer, reason partitions, cRLIssuer for indirect CRLs. Used by the revocation tests and by

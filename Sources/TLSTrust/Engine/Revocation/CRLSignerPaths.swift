@@ -2,7 +2,9 @@
 /// CRL-signing certificate of the issuer's name, the key after a self-issued key rollover, or the
 /// cRLIssuer of an indirect CRL — is believed only when its signer's certificate asserts cRLSign
 /// (when it has a keyUsage) and has a path that the engine's own ``PathBuilder`` and
-/// ``PathValidator`` accept, ending at the same anchor as the path being checked.
+/// ``PathValidator`` accept under the `rfc5280` profile (§6.1, which §6.3.3 (f) names; the web
+/// PKI's rules are for TLS leaves, and a CRL signer may be a CA's own re-keyed certificate),
+/// ending at the same anchor as the path being checked.
 ///
 /// Candidates are the certificates the evaluation was given (its intermediates, leaf and that
 /// anchor) whose subject is the CRL's issuer. Every step and signature is paid from the
@@ -54,7 +56,7 @@ struct CRLSignerPaths<Backend: TrustBackend> {
         let subRequest = TrustEvaluationRequest(
             leaf: signer, intermediates: request.intermediates, anchors: .only([anchor]), purpose: .any,
             verificationDate: request.verificationDate, hasExplicitVerificationDate: request.hasExplicitVerificationDate,
-            profile: request.profile, usesVerifiedChainCache: false, revocation: nested)
+            profile: .rfc5280, usesVerifiedChainCache: false, revocation: nested)
         let outcome = PathBuilder(request: subRequest, backend: backend, budget: .standard).build(meter: &meter)
         if let exhausted = outcome.exhausted { throw exhausted }
         if outcome.trusted != nil { return nil }

@@ -14,13 +14,15 @@ import Foundation
 /// - (c) a delta CRL is applied only when it has the complete CRL's issuer, scope and key
 ///   identifier, a BaseCRLNumber at most the complete CRL's number and a cRLNumber above it;
 /// - (d) `interim_reasons_mask` is the IDP's onlySomeReasons ∩ the point's reasons;
-/// - (e) a CRL that adds no reason to `reasons_mask` is skipped;
+/// - (e) a CRL that adds no reason to `reasons_mask` adds nothing to it — but is still read for
+///   the certificate: every CRL in scope is judged, and one that lists the certificate revokes
+///   it whatever came first (a revocation never hides behind an earlier "good");
 /// - (f)–(h) the signer of the CRL and of its delta must hold cRLSign and have a valid path to the
 ///   same anchor (``CRLSignerPaths``); the signatures must verify;
 /// - (i)–(k) the delta's entry decides first, then the complete CRL's; removeFromCRL unrevokes;
 /// - (l) `reasons_mask` ∪= `interim_reasons_mask`.
-/// Processing stops at the first revocation or when `reasons_mask` is all-reasons; a certificate
-/// left UNREVOKED with fewer reasons is UNDETERMINED (no answer).
+/// Processing stops at the first revocation; a certificate left UNREVOKED with `reasons_mask`
+/// all-reasons is good, with fewer reasons UNDETERMINED (no answer).
 ///
 /// A delta CRL that lists the certificate revokes it even without its base at hand, once its
 /// scope and signer pass the same checks: it is the issuer's own signed statement.
@@ -45,6 +47,7 @@ struct CRLStatusAlgorithm<Backend: TrustBackend> {
         var used: [CertificateRevocationList] = []
         var judged = Set<[UInt8]>()
         var signerVerdicts: [[UInt8]: String?] = [:]
+        var good: String?
 
         func signerProblem(_ crl: CertificateRevocationList, _ point: RevocationPointers.DistributionPoint) throws -> String? {
             if let known = signerVerdicts[crl.derEncoded] { return known }
@@ -66,7 +69,9 @@ struct CRLStatusAlgorithm<Backend: TrustBackend> {
                 // (d), (e)
                 let interim = (crl.issuingDistributionPoint?.onlySomeReasons ?? .allReasons)
                     .intersection(point.reasons ?? .allReasons).intersection(.allReasons)
-                guard !interim.subtracting(reasonsMask).isEmpty else { continue }
+                // (e) would skip a CRL that adds no reason; it is still read for the certificate
+                // (paid once: signatures are remembered), so that no order of CRLs hides a revocation.
+                guard !interim.isEmpty, !(used.contains(crl) && interim.isSubset(of: reasonsMask)) else { continue }
                 // (f), (g)
                 if let problem = try signerProblem(crl, point) {
                     if judged.insert(crl.derEncoded).inserted { notes.append("the CRL of \(crl.issuer): \(problem)") }
@@ -93,8 +98,8 @@ struct CRLStatusAlgorithm<Backend: TrustBackend> {
                     }
                     if candidate.issuer.normalized == crl.issuer.normalized { notes.append("a delta CRL of \(candidate.issuer) is not applied: \(why)") }
                 }
-                used.append(crl)
-                if let delta { used.append(delta) }
+                if !used.contains(crl) { used.append(crl) }
+                if let delta, !used.contains(delta) { used.append(delta) }
                 // (i), (j), (k)
                 var listing: (CertificateRevocationList.Entry, CertificateRevocationList)?
                 if let delta, let entry = delta.entry(for: certificate) {
@@ -107,11 +112,10 @@ struct CRLStatusAlgorithm<Backend: TrustBackend> {
                 }
                 // (l)
                 reasonsMask.formUnion(interim)
-                if reasonsMask.isSuperset(of: .allReasons) {
-                    let detail = "not listed by the CRL of \(crl.issuer) (this update \(crl.thisUpdate))"
+                if good == nil && reasonsMask.isSuperset(of: .allReasons) {
+                    good = "not listed by the CRL of \(crl.issuer) (this update \(crl.thisUpdate))"
                         + (delta.map { " nor its delta CRL (this update \($0.thisUpdate))" } ?? "")
                         + (used.count > (delta == nil ? 1 : 2) ? ", nor by the other CRLs that cover its reasons" : "")
-                    return Outcome(answer: .status(.good, revokedAt: nil, reason: nil, detail: detail), used: used)
                 }
             }
         }
@@ -123,6 +127,7 @@ struct CRLStatusAlgorithm<Backend: TrustBackend> {
                 return Outcome(answer: Self.revoked(entry, delta), used: used + [delta])
             }
         }
+        if let good { return Outcome(answer: .status(.good, revokedAt: nil, reason: nil, detail: good), used: used) }
         if !reasonsMask.isEmpty {
             notes.append("the CRLs at hand cover only these reasons: \(reasonsMask) (RFC 5280 §6.3.3: UNDETERMINED)")
         } else if notes.isEmpty && !deltas.isEmpty && complete.isEmpty {

@@ -48,7 +48,6 @@ struct RevocationAvailabilityTests {
             profile = profile.withRevocationPointers(crlURLs: [server.url(path)])
             profile.serialNumber = serial
             let leaf = try TestPKI.issue(profile, issuer: intermediate)
-            RevocationAnswerCache.shared.removeAll()
             expectEngine(trust(leaf, .soft), .refused(.revoked))
         }
     }
@@ -65,7 +64,6 @@ struct RevocationAvailabilityTests {
             let server = try LocalHTTPServer(routes: ["/forged.crl": .ok(CRLBuilder.pem(forged))])
             defer { server.stop() }
             let leaf = try leaf(crl: [server.url("/forged.crl")])
-            RevocationAnswerCache.shared.removeAll()
             expectEngine(trust(leaf, .soft), .trusted, "the network is no answer; soft-fail judges without one")
             expectEngine(trust(leaf, .hard), .refused(.revocationStatusUnknown))
             let evaluation = trust(leaf, .soft).evaluate(using: TestBackends.all[0])
