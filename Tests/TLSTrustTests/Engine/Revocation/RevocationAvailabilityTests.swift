@@ -124,3 +124,21 @@ struct RevocationAvailabilityTests {
         }
     }
 }
+
+extension RevocationAvailabilityTests {
+    @Test("Hard-fail: a distribution point that serves another partition's CRL (an on-path attacker) gives no answer")
+    func fetchedCRLOfAnotherPartition() async throws {
+        try await offThePool {
+            var partition2 = try CRLBuilder(issuer: intermediate)
+            partition2.issuingDistributionPoint = .init(distributionPoint: .fullName([.uri("http://crl.example/part2.crl")]))
+            var relative = try CRLBuilder(issuer: intermediate)
+            relative.issuingDistributionPoint = .init(distributionPoint: .relativeToCRLIssuer([.organizationalUnit("part 2")]))
+            let attacker = try LocalHTTPServer(routes: ["/part1.crl": .ok(CRLBuilder.pem([try partition2.build(), try relative.build()]))])
+            defer { attacker.stop() }
+            let leaf = try leaf(crl: [attacker.url("/part1.crl")])
+            expectEngine(trust(leaf, .hard), .refused(.revocationStatusUnknown))
+            let detail = trust(leaf, .hard).evaluate(using: TestBackends.all[0]).revocation.first?.detail ?? ""
+            #expect(detail.contains("no CRL served there covers"), "\(detail)")
+        }
+    }
+}
