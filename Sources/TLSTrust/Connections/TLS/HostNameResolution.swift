@@ -67,45 +67,55 @@ public struct SystemHostNameResolver: HostNameResolving {
 ///
 /// An IP literal is converted in place (`AI_NUMERICHOST`, no lookup). A name is resolved on a
 /// thread of its own while the caller waits until its deadline at most; a lookup still running
-/// then is left to finish on its thread (glibc's `getaddrinfo` cannot be interrupted) and its
-/// result is dropped. At most ``maximumPendingLookups`` such lookups may be outstanding at once,
-/// so a resolver that never answers cannot make threads pile up: past that, a connection is
-/// refused at once, by name.
+/// then is abandoned: left to finish on its thread (glibc's `getaddrinfo` cannot be interrupted)
+/// and its result dropped. At most ``maximumAbandonedLookups`` abandoned lookups may be pending
+/// at once, so a resolver that never answers cannot make threads pile up: past that, a lookup is
+/// refused at once, by name. Lookups whose callers still wait are not limited here (each caller
+/// holds its own thread anyway).
 public enum HostNameResolution {
-    /// How many lookups may still be running after their caller gave up.
-    public static let maximumPendingLookups = 8
-    private static let running = Locked(0)
+    /// How many lookups may still be running after their callers gave up.
+    public static let maximumAbandonedLookups = 8
+    private static let abandoned = Locked(0)
+
+    /// One lookup's outcome, and whether its caller gave up on it.
+    private final class Lookup: Sendable {
+        let state = Locked<(outcome: Result<[ResolvedAddress], any Error>?, isAbandoned: Bool)>((nil, false))
+        let done = DispatchSemaphore(value: 0)
+    }
 
     /// The addresses of `host`, by `deadline`.
     ///
     /// - Throws: ``TLSError`` `.timedOut` when the lookup has not finished by `deadline`,
-    ///   `.connectFailed` when it fails or too many lookups are pending.
+    ///   `.connectFailed` when it fails or too many abandoned lookups are pending.
     public static func resolve(host: String, port: Int, deadline: ContinuousClock.Instant,
                                resolver: any HostNameResolving = SystemHostNameResolver()) throws -> [ResolvedAddress] {
         if resolver is SystemHostNameResolver,
            let literal = try? SystemHostNameResolver.getaddrinfo(host: host, port: port, flags: AI_NUMERICSERV | AI_NUMERICHOST) {
             return literal
         }
-        let admitted = running.withLock { count -> Bool in
-            guard count < maximumPendingLookups else { return false }
-            count += 1
-            return true
+        guard abandoned.withLock({ $0 }) < maximumAbandonedLookups else {
+            throw TLSError(.connectFailed, "cannot resolve \(host): \(maximumAbandonedLookups) earlier name lookups never finished")
         }
-        guard admitted else {
-            throw TLSError(.connectFailed, "cannot resolve \(host): \(maximumPendingLookups) earlier name lookups have not finished")
-        }
-        let result = Locked<Result<[ResolvedAddress], any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        let lookup = Lookup()
         Thread.detachNewThread {
             let outcome = Result { try resolver.resolve(host: host, port: port) }
-            result.withLock { $0 = outcome }
-            running.withLock { $0 -= 1 }
-            done.signal()
+            lookup.state.withLock { state in
+                state.outcome = outcome
+                if state.isAbandoned { abandoned.withLock { $0 -= 1 } }
+            }
+            lookup.done.signal()
         }
         let remaining = ContinuousClock.now.duration(to: deadline)
         let nanoseconds = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
-        guard done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success,
-              let outcome = result.withLock({ $0 }) else {
+        _ = lookup.done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds)))
+        let outcome = lookup.state.withLock { state -> Result<[ResolvedAddress], any Error>? in
+            if state.outcome == nil {
+                state.isAbandoned = true
+                abandoned.withLock { $0 += 1 }
+            }
+            return state.outcome
+        }
+        guard let outcome else {
             throw TLSError(.timedOut, "timed out resolving \(host): the name lookup did not finish by the deadline")
         }
         let addresses = try outcome.get()

@@ -35,6 +35,18 @@ struct CRLSignerTests {
                      .refused(.revoked))
     }
 
+    @Test("A CRL signer certified by the CA itself: its path runs through the CA; whole-chain hard-fail still answers for both")
+    func signerIssuedByTheCA() throws {
+        let signer = try TestPKI.issue(.crlSigner(forCA: TestHierarchy.intermediateName), issuer: f.intermediate)
+        let rootCRL = try f.intermediateCRL()
+        expectEngine(try trust(RevocationFixture.hard, crls: [try crl(signedBy: signer), rootCRL], extra: [signer]), .trusted)
+        expectEngine(try trust(RevocationFixture.hard, crls: [try crl(signedBy: signer, revoking: [.init(f.leaf)]), rootCRL], extra: [signer]),
+                     .refused(.revoked))
+        let revokedCA = try f.intermediateCRL(revoking: [.init(f.intermediate)])
+        expectEngine(try trust(RevocationFixture.hard, crls: [try crl(signedBy: signer), revokedCA], extra: [signer]), .refused(.revoked),
+                     "the CA is revoked: the path is refused whatever its signer says")
+    }
+
     @Test("After a key rollover, the CA's new certificate signs the CRL")
     func keyRollover() throws {
         let rolled = try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: f.root)
