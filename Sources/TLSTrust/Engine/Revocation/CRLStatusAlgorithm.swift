@@ -25,7 +25,8 @@ import Foundation
 /// all-reasons is good, with fewer reasons UNDETERMINED (no answer).
 ///
 /// A delta CRL that lists the certificate revokes it even without its base at hand, once its
-/// scope and signer pass the same checks: it is the issuer's own signed statement.
+/// scope and signer pass the same checks: it is the issuer's own signed statement — unless a
+/// complete CRL of the same issuer, believed, is numbered as high or higher (it supersedes it).
 struct CRLStatusAlgorithm<Backend: TrustBackend> {
     let backend: Backend
     let clock: RevocationClock
@@ -119,10 +120,16 @@ struct CRLStatusAlgorithm<Backend: TrustBackend> {
                 }
             }
         }
-        // A delta CRL that lists the certificate revokes it, base or no base.
+        // A delta CRL that lists the certificate revokes it, base or no base — unless a complete
+        // CRL of its issuer that was believed above is as new as it or newer (the delta is then
+        // superseded: a hold it lists may since have been lifted).
         for point in Self.points(of: certificate) {
             for delta in deltas {
-                guard case .applies = scope(delta, point, certificate), let entry = delta.entry(for: certificate),
+                let superseded = used.contains {
+                    !$0.isDelta && $0.issuer.normalized == delta.issuer.normalized
+                        && IntegerValue.compare($0.crlNumber ?? [], delta.crlNumber ?? []) >= 0
+                }
+                guard !superseded, case .applies = scope(delta, point, certificate), let entry = delta.entry(for: certificate),
                       entry.reason != .removeFromCRL, try signerProblem(delta, point) == nil else { continue }
                 return Outcome(answer: Self.revoked(entry, delta), used: used + [delta])
             }

@@ -33,6 +33,16 @@ struct DeltaCRLTests {
         #expect(evaluation.revocation.first?.detail.contains("delta") ?? false, "\(evaluation.revocation)")
     }
 
+    @Test("A delta superseded by a newer complete CRL does not revoke; a delta newer than a mismatched base still does")
+    func supersededDelta() throws {
+        let oldDelta = try delta(base: 10, number: 11, [.init(f.leaf, reason: .certificateHold)])
+        expectEngine(try f.trust(RevocationFixture.hardLeaf, crls: [try base(number: 12), oldDelta]), .trusted,
+                     "complete CRL 12 is newer than delta 11: the hold was lifted")
+        let forgedNewBase = try f.leafCRL { $0.crlNumber = 99; $0.signingKey = f.leaf.privateKey }
+        expectEngine(try f.trust(RevocationFixture.hardLeaf, crls: [forgedNewBase, oldDelta]), .refused(.revoked),
+                     "a forged 'newer' complete CRL supersedes nothing")
+    }
+
     @Test("A delta alone is no complete answer")
     func deltaAloneIsNoAnswer() throws {
         expectEngine(try f.trust(RevocationFixture.hardLeaf, crls: [try delta([])]), .refused(.revocationStatusUnknown))
