@@ -54,6 +54,7 @@ enum KnownDifferences {
     static let nativeDeviationList: [NativeDeviation] = [
         NativeDeviation("aki.contradicting", "mbedtls", "matches issuers by name and signature, ignores the authorityKeyIdentifier"),
         NativeDeviation("crl.futureSoft", "openssl", "soft mode tolerates only \"no CRL\": a CRL not yet valid is `CRL_NOT_YET_VALID` (revocationStatusUnknown); the engine judges without it"),
+        NativeDeviation("crl.indirectHard", "openssl", "ignores an indirect CRL without `X509_V_FLAG_EXTENDED_CRL_SUPPORT` (no CRL: revocationStatusUnknown); the engine reads the issuer's own entries in it (RFC 5280 §5.2.5) and trusts the unlisted leaf"),
         NativeDeviation("crl.staleSoft", "openssl", "soft mode tolerates only \"no CRL\": an expired CRL is `CRL_HAS_EXPIRED` (revocationStatusUnknown); the engine judges without it"),
         NativeDeviation("crl.withoutCRLNumberHard", "openssl", "uses a CRL without the cRLNumber extension (RFC 5280 §5.2.3 MUST); the engine refuses it as unusable"),
         NativeDeviation("crl.wrongSignerListsLeafSoft", "openssl", "soft mode tolerates only \"no CRL\": a badly signed CRL is `CRL_SIGNATURE_FAILURE` (revocationStatusUnknown, not revoked); the engine judges without it"),
