@@ -115,6 +115,13 @@ enum DNSName {
 /// Used for one rule only: a wildcard never sits directly over a public suffix. Without the file
 /// the engine cannot know that `co.uk` is a suffix, so it fails closed: no wildcard name matches
 /// at all (``PublicSuffixListStatus`` reports it; `docs/validation.md` says so).
+///
+/// Only the ICANN section is read (between `===BEGIN ICANN DOMAINS===` and
+/// `===END ICANN DOMAINS===`), as CA/Browser Forum BR §3.2.2.6 and Chrome read it: the private
+/// section (`github.io`, `blogspot.com`) names registrations whose owners may be issued
+/// `*.github.io`, a real certificate shape. A file without those markers is read whole (the
+/// stricter reading). Rules written in U-labels (`公司.cn`) are converted to A-labels
+/// (``Punycode``: `xn--55qx5d.cn`), the form presented names take, so they count as suffixes too.
 final class PublicSuffixList: Sendable {
     static let defaultPath = "/usr/share/publicsuffix/public_suffix_list.dat"
     /// The file read: `TLSTRUST_PUBLIC_SUFFIX_LIST` when set (a distribution that keeps the list
@@ -133,12 +140,17 @@ final class PublicSuffixList: Sendable {
         var loaded = false
         if let data = FileManager.default.contents(atPath: path) {
             loaded = true
-            for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let text = String(decoding: data, as: UTF8.self)
+            let hasSections = text.contains("===BEGIN ICANN DOMAINS===")
+            var inICANN = !hasSections
+            for rawLine in text.split(whereSeparator: \.isNewline) {
+                if rawLine.contains("===BEGIN ICANN DOMAINS===") { inICANN = true; continue }
+                if rawLine.contains("===END ICANN DOMAINS===") { inICANN = false; continue }
+                guard inICANN else { continue }
                 let line = rawLine.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
                 if line.isEmpty || line.hasPrefix("//") { continue }
-                // Rules in U-label form are irrelevant here: presented names are ASCII only.
-                guard line.utf8.allSatisfy({ $0 < 0x80 }) else { continue }
-                let rule = line.lowercased()
+                // Presented names are ASCII (A-labels): a rule in U-labels is read as its A-labels.
+                guard let rule = Punycode.aLabels(line) else { continue }
                 if rule.hasPrefix("!") {
                     exceptions.insert(String(rule.dropFirst()))
                 } else if rule.hasPrefix("*.") {
