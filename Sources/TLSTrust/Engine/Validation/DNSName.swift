@@ -116,11 +116,10 @@ enum DNSName {
 /// the engine cannot know that `co.uk` is a suffix, so it fails closed: no wildcard name matches
 /// at all (``PublicSuffixListStatus`` reports it; `docs/validation.md` says so).
 ///
-/// Only the ICANN section is read (between `===BEGIN ICANN DOMAINS===` and
-/// `===END ICANN DOMAINS===`), as CA/Browser Forum BR §3.2.2.6 and Chrome read it: the private
-/// section (`github.io`, `blogspot.com`) names registrations whose owners may be issued
-/// `*.github.io`, a real certificate shape. A file without those markers is read whole (the
-/// stricter reading). Rules written in U-labels (`公司.cn`) are converted to A-labels
+/// Both sections are read, the private one (`s3.amazonaws.com`, `github.io`) included: x509-limbo's
+/// `webpki::san::public-suffix-private-namespace-wildcard-san` expects `*.s3.amazonaws.com` to
+/// be refused, and the suite's results are kept as they are (Chrome reads only the ICANN section;
+/// `docs/validation.md` says so). Rules written in U-labels (`公司.cn`) are converted to A-labels
 /// (``Punycode``: `xn--55qx5d.cn`), the form presented names take, so they count as suffixes too.
 final class PublicSuffixList: Sendable {
     static let defaultPath = "/usr/share/publicsuffix/public_suffix_list.dat"
@@ -140,13 +139,7 @@ final class PublicSuffixList: Sendable {
         var loaded = false
         if let data = FileManager.default.contents(atPath: path) {
             loaded = true
-            let text = String(decoding: data, as: UTF8.self)
-            let hasSections = text.contains("===BEGIN ICANN DOMAINS===")
-            var inICANN = !hasSections
-            for rawLine in text.split(whereSeparator: \.isNewline) {
-                if rawLine.contains("===BEGIN ICANN DOMAINS===") { inICANN = true; continue }
-                if rawLine.contains("===END ICANN DOMAINS===") { inICANN = false; continue }
-                guard inICANN else { continue }
+            for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
                 let line = rawLine.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
                 if line.isEmpty || line.hasPrefix("//") { continue }
                 // Presented names are ASCII (A-labels): a rule in U-labels is read as its A-labels.

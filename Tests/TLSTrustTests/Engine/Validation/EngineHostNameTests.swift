@@ -137,10 +137,10 @@ struct EngineHostNameTests {
         WildcardCase(pattern: "*.xn--55qx5d.xn--j6w193g", host: "shop.xn--55qx5d.xn--j6w193g", matches: false),  // 公司.香港
         WildcardCase(pattern: "*.xn--55qx5d", host: "shop.xn--55qx5d", matches: false),  // the TLD 公司
         WildcardCase(pattern: "*.example.xn--55qx5d.cn", host: "www.example.xn--55qx5d.cn", matches: true),
-        // Only the ICANN section: a private-section registration may hold a wildcard certificate.
-        WildcardCase(pattern: "*.github.io", host: "octocat.github.io", matches: true),
-        WildcardCase(pattern: "*.blogspot.com", host: "someone.blogspot.com", matches: true),
-        WildcardCase(pattern: "*.github.io.", host: "octocat.github.io", matches: false),  // a trailing dot on the SAN
+        // The private section counts too (x509-limbo's expectation): no wildcard over github.io.
+        WildcardCase(pattern: "*.github.io", host: "octocat.github.io", matches: false),
+        WildcardCase(pattern: "*.octocat.github.io", host: "www.octocat.github.io", matches: true),
+        WildcardCase(pattern: "*.example.com.", host: "www.example.com", matches: false),  // a trailing dot on the SAN
         WildcardCase(pattern: "*.example.com", host: "192.0.2.1", matches: false),
     ]
 
