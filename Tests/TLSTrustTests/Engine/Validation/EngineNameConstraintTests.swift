@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -125,6 +126,87 @@ struct EngineNameConstraintTests {
              leafNames: [], leafSubject: evilCorpLeaf("Evil Corp", as: .printableString), allowed: false),
         Case(name: "excluded directoryName dodged with a directoryName SAN", constraints: excluded(.directoryName(evilCorp)),
              leafNames: [.directoryName(evilCorpLeaf("evil corp", as: .utf8String))], allowed: false),
+
+        // directoryName, RFC 4518 string preparation: every text that prepares to the excluded
+        // name is excluded, whatever its string type.
+        Case(name: "excluded directoryName dodged with a soft hyphen (mapped to nothing)", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("Ev\u{AD}il Corp", as: .utf8String), allowed: false),
+        Case(name: "excluded directoryName dodged with a soft hyphen in a BMPString", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil Co\u{AD}rp", as: .bmpString), allowed: false),
+        Case(name: "excluded directoryName dodged with a zero width space and a variation selector", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("E\u{200B}vil C\u{FE0F}orp", as: .utf8String), allowed: false),
+        Case(name: "excluded directoryName dodged with a control character", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil\u{07} Corp", as: .utf8String), allowed: false),
+        Case(name: "excluded directoryName dodged with fullwidth letters (NFKC)", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("\u{FF25}\u{FF56}\u{FF49}\u{FF4C} \u{FF23}\u{FF4F}\u{FF52}\u{FF50}", as: .utf8String), allowed: false),
+        Case(name: "excluded directoryName dodged with fullwidth letters in a BMPString", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("\u{FF25}vil Corp", as: .bmpString), allowed: false),
+        Case(name: "excluded directoryName dodged with mathematical bold letters in a UniversalString", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("\u{1D404}\u{1D42F}\u{1D422}\u{1D425} Corp", as: .universalString), allowed: false),
+        Case(name: "excluded directoryName dodged with no-break and ideographic spaces", constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil\u{A0}\u{3000}Corp", as: .utf8String), allowed: false),
+        Case(name: "excluded directoryName dodged with ß (case folding to ss)",
+             constraints: excluded(.directoryName(TestName([.country("DE"), .organization("Strasse AG", as: .printableString)]))),
+             leafNames: [], leafSubject: TestName([.country("DE"), .organization("Straße AG", as: .utf8String), .commonName("TLSTrust Attack Leaf")]),
+             allowed: false),
+        Case(name: "excluded ß directoryName dodged with SS",
+             constraints: excluded(.directoryName(TestName([.country("DE"), .organization("Straße AG", as: .utf8String)]))),
+             leafNames: [], leafSubject: TestName([.country("DE"), .organization("STRASSE AG", as: .printableString), .commonName("TLSTrust Attack Leaf")]),
+             allowed: false),
+        Case(name: "excluded directoryName dodged with a final sigma",
+             constraints: excluded(.directoryName(TestName([.country("GR"), .organization("ΟΔΟΣ", as: .bmpString)]))),
+             leafNames: [], leafSubject: TestName([.country("GR"), .organization("οδος", as: .utf8String), .commonName("TLSTrust Attack Leaf")]),
+             allowed: false),
+        Case(name: "permitted directoryName in fullwidth letters and another string type admits its ASCII form",
+             constraints: permitted(.directoryName(TestName([.country("US"), .organization("\u{FF27}ood Org", as: .bmpString)]))),
+             leafNames: [], leafSubject: evilCorpLeaf("GOOD  ORG", as: .printableString), allowed: true),
+        Case(name: "a soft hyphen does not make another name permitted",
+             constraints: permitted(.directoryName(TestName([.country("US"), .organization("Good Org", as: .printableString)]))),
+             leafNames: [], leafSubject: evilCorpLeaf("Good\u{AD} Orgs", as: .utf8String), allowed: false),
+        Case(name: "a private-use character cannot be prepared: refused under an excluded directoryName",
+             constraints: excluded(.directoryName(evilCorp)),
+             leafNames: [], leafSubject: evilCorpLeaf("Evil Corp\u{E000}", as: .utf8String), allowed: false),
+        Case(name: "a private-use character cannot be prepared: refused under a permitted directoryName",
+             constraints: permitted(.directoryName(TestName([.country("US"), .organization("Good Org", as: .printableString)]))),
+             leafNames: [], leafSubject: evilCorpLeaf("Good Org\u{E000}", as: .utf8String), allowed: false),
+
+        // rfc822Name, one strict RFC 5321 mailbox parser
+        Case(name: "quoted local part escaping an excluded mailbox", constraints: excluded(.rfc822Name("ceo@corp.example")),
+             leafNames: [.rfc822Name("\"ceo\"@corp.example")], allowed: false),
+        Case(name: "commented local part escaping an excluded mailbox", constraints: excluded(.rfc822Name("ceo@corp.example")),
+             leafNames: [.rfc822Name("ceo(x)@corp.example")], allowed: false),
+        Case(name: "quoted local part under a permitted host", constraints: permitted(.rfc822Name("corp.example")),
+             leafNames: [.rfc822Name("\"a@b\"@corp.example")], allowed: false),
+        Case(name: "address literal under a permitted host", constraints: permitted(.rfc822Name("corp.example")),
+             leafNames: [.rfc822Name("ceo@[192.0.2.1]")], allowed: false),
+        Case(name: "mailbox with a trailing dot escaping an excluded host", constraints: excluded(.rfc822Name("corp.example")),
+             leafNames: [.rfc822Name("ceo@corp.example.")], allowed: false),
+        Case(name: "another mailbox beside an excluded one", constraints: excluded(.rfc822Name("ceo@corp.example")),
+             leafNames: [.rfc822Name("cfo@corp.example")], allowed: true),
+        Case(name: "an excluded mailbox in other case of its domain", constraints: excluded(.rfc822Name("ceo@corp.example")),
+             leafNames: [.rfc822Name("ceo@CORP.example")], allowed: false),
+        Case(name: "a quoted local part where no rfc822Name constraint exists", constraints: permitted(.dnsName("example.com")),
+             leafNames: [.rfc822Name("\"ceo\"@corp.example")], allowed: true),
+
+        // URI, one strict RFC 3986 authority parser
+        Case(name: "backslash before userinfo escaping an excluded host", constraints: excluded(.uri("evil.example")),
+             leafNames: [.uri("https://evil.example\\@good.example/")], allowed: false),
+        Case(name: "backslash under a permitted domain", constraints: permitted(.uri(".good.example")),
+             leafNames: [.uri("https://evil.example\\.www.good.example/")], allowed: false),
+        Case(name: "NUL in the authority under a permitted domain", constraints: permitted(.uri(".good.example")),
+             leafNames: [.uri("https://evil.example\u{0}.www.good.example/")], allowed: false),
+        Case(name: "percent-encoded host escaping an excluded host", constraints: excluded(.uri("evil.example")),
+             leafNames: [.uri("https://%65vil.example/")], allowed: false),
+        Case(name: "userinfo naming a permitted host before the real one", constraints: permitted(.uri(".good.example")),
+             leafNames: [.uri("https://www.good.example@www.good.example/")], allowed: false),
+        Case(name: "trailing dot escaping an excluded host", constraints: excluded(.uri("evil.example")),
+             leafNames: [.uri("https://evil.example./")], allowed: false),
+        Case(name: "an IPv4 host under a permitted domain", constraints: permitted(.uri(".good.example")),
+             leafNames: [.uri("https://192.0.2.1/")], allowed: false),
+        Case(name: "an IP-literal host beside an excluded host", constraints: excluded(.uri("evil.example")),
+             leafNames: [.uri("https://[2001:db8::1]/")], allowed: false),
+        Case(name: "a plain URI with port, path, query and fragment under a permitted domain", constraints: permitted(.uri(".good.example")),
+             leafNames: [.uri("https://www.good.example:8443/a/b?c=d#e")], allowed: true),
     ]
 
     @Test("name constraints hold for every name type, bypass attempts refused", arguments: cases)
@@ -140,6 +222,23 @@ struct EngineNameConstraintTests {
             expectEngine(engineTrust([leaf, intermediate], anchors: [root], host: nil, profile: profile),
                          testCase.allowed ? .trusted : .refused(.nameConstraintsViolated), "\(profile)")
         }
+    }
+
+    @Test("a name its type's parser refuses is refused with the parser's reason", arguments: [
+        (excluded(.rfc822Name("ceo@corp.example")), TestGeneralName.rfc822Name("\"ceo\"@corp.example"), "quoted local part"),
+        (excluded(.rfc822Name("ceo@corp.example")), TestGeneralName.rfc822Name("ceo(x)@corp.example"), "comment"),
+        (excluded(.uri("evil.example")), TestGeneralName.uri("https://evil.example\\@good.example/"), "backslash"),
+        (excluded(.uri("evil.example")), TestGeneralName.uri("https://a\u{0}.evil.example/"), "NUL"),
+        (permitted(.uri(".good.example")), TestGeneralName.uri("https://x@www.good.example/"), "userinfo"),
+        (permitted(.uri(".good.example")), TestGeneralName.uri("https://%77ww.good.example/"), "percent-encoded"),
+    ])
+    func refusalsNameTheParsersReason(_ testCase: (TestNameConstraints, TestGeneralName, String)) throws {
+        let pki = try TestHierarchy.make(leafDNSNames: [], customizeIntermediate: { $0.nameConstraints = testCase.0 },
+                                         customizeLeaf: { $0.alternativeNames = [testCase.1] })
+        let trust = engineTrust(pki.chain, anchors: pki.anchors, host: nil)
+        expectEngine(trust, .refused(.nameConstraintsViolated))
+        let detail = trust.evaluate(using: TestBackends.all[0]).failures.first?.detail ?? ""
+        #expect(detail.contains(testCase.2) && detail.contains("is refused"), "\(detail)")
     }
 
     @Test func constraintsOfTheRootApplyBelowTheIntermediateToo() throws {
