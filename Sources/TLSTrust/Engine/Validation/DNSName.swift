@@ -116,11 +116,13 @@ enum DNSName {
 /// the engine cannot know that `co.uk` is a suffix, so it fails closed: no wildcard name matches
 /// at all (``PublicSuffixListStatus`` reports it; `docs/validation.md` says so).
 ///
-/// Both sections are read, the private one (`s3.amazonaws.com`, `github.io`) included: x509-limbo's
-/// `webpki::san::public-suffix-private-namespace-wildcard-san` expects `*.s3.amazonaws.com` to
-/// be refused, and the suite's results are kept as they are (Chrome reads only the ICANN section;
-/// `docs/validation.md` says so). Rules written in U-labels (`公司.cn`) are converted to A-labels
-/// (``Punycode``: `xn--55qx5d.cn`), the form presented names take, so they count as suffixes too.
+/// Only the ICANN section is read (`===BEGIN ICANN DOMAINS===` to `===END ICANN DOMAINS===`), as
+/// CA/Browser Forum BR §3.2.2.6 tells CAs to and as Chrome's host matching does: the private
+/// section names domains whose owners themselves hold wildcard certificates for them
+/// (`*.github.io`, `*.s3.amazonaws.com`), which a client must not refuse. A list without the
+/// section markers is read whole (more suffixes: fewer wildcards match, never more). Rules
+/// written in U-labels (`公司.cn`) are converted to A-labels (``Punycode``: `xn--55qx5d.cn`), the
+/// form presented names take, so they count as suffixes too.
 final class PublicSuffixList: Sendable {
     static let defaultPath = "/usr/share/publicsuffix/public_suffix_list.dat"
     /// The file read: `TLSTRUST_PUBLIC_SUFFIX_LIST` when set (a distribution that keeps the list
@@ -139,9 +141,8 @@ final class PublicSuffixList: Sendable {
         var loaded = false
         if let data = FileManager.default.contents(atPath: path) {
             loaded = true
-            for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
-                let line = rawLine.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
-                if line.isEmpty || line.hasPrefix("//") { continue }
+            let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            for line in Self.icannSection(of: lines) {
                 // Presented names are ASCII (A-labels): a rule in U-labels is read as its A-labels.
                 guard let rule = Punycode.aLabels(line) else { continue }
                 if rule.hasPrefix("!") {
@@ -157,6 +158,22 @@ final class PublicSuffixList: Sendable {
         self.wildcards = wildcards
         self.exceptions = exceptions
         self.isLoaded = loaded
+    }
+
+    /// The rules of the ICANN section, or of the whole list when it has no section markers:
+    /// each line's first word, comments and blank lines left out.
+    static func icannSection(of lines: [Substring]) -> [String] {
+        var all: [String] = [], icann: [String] = []
+        var inICANN = false, sawICANN = false
+        for rawLine in lines {
+            if rawLine.contains("===BEGIN ICANN DOMAINS===") { inICANN = true; sawICANN = true; continue }
+            if rawLine.contains("===END ICANN DOMAINS===") { inICANN = false; continue }
+            let line = rawLine.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+            if line.isEmpty || line.hasPrefix("//") { continue }
+            all.append(line)
+            if inICANN { icann.append(line) }
+        }
+        return sawICANN ? icann : all
     }
 
     /// Whether the domain made of `labels` is itself a public suffix (a single label always is).

@@ -43,9 +43,6 @@ enum StructuralRules {
         if c.isCritical(idCE: ExtensionOID.IDCE.subjectKeyIdentifier) == true {
             add(.malformedCertificate, "critical subjectKeyIdentifier (RFC 5280 §4.2.1.2: MUST NOT)")
         }
-        if c.isCritical(idCE: ExtensionOID.IDCE.policyConstraints) == false {
-            add(.malformedCertificate, "non-critical policyConstraints (RFC 5280 §4.2.1.11: MUST be critical)")
-        }
         if let ku, ku.contains(.keyCertSign), !isCA {
             add(.invalidKeyUsage, "keyCertSign without basicConstraints cA (RFC 5280 §4.2.1.3)")
         }
@@ -59,9 +56,6 @@ enum StructuralRules {
         if let ku, ku.isEmpty {
             add(.invalidKeyUsage, "keyUsage with no bit set (RFC 5280 §4.2.1.3)")
         }
-        if profile == .rfc5280, c.isCritical(idCE: ExtensionOID.IDCE.nameConstraints) == false {  // not under .apple
-            add(.malformedCertificate, "non-critical nameConstraints (RFC 5280 §4.2.1.10: MUST be critical)")
-        }
 
         // MARK: Web PKI (relaxed under .rfc5280)
         guard profile == .webPKI else { return out }
@@ -70,10 +64,15 @@ enum StructuralRules {
         let isAnchor = role == .anchor || role == .leafAnchor
         if c.version != 3 && !isAnchor { add(.malformedCertificate, "X.509 v\(c.version) certificate (web PKI: v3 only)") }
         if !isAnchor, let problem = serialNumberProblem(c.serialNumber) { add(.malformedCertificate, problem) }
-        // An issuance rule (RFC 5280 addresses it to CAs), read strictly here only; the extension
-        // is processed whatever its flag (PolicyGraph).
+        // Issuance rules (RFC 5280 addresses these MUSTs to conforming CAs; path validation, §6.1,
+        // processes the extensions whatever their flag, as `PolicyGraph` does), read strictly here
+        // only. nameConstraints' MUST (§4.2.1.10) is not among them: the web PKI accepts a
+        // non-critical nameConstraints (x509-limbo's `webpki::nc::permitted-dns-match-noncritical`).
+        if c.isCritical(idCE: ExtensionOID.IDCE.policyConstraints) == false {
+            add(.malformedCertificate, "non-critical policyConstraints (RFC 5280 §4.2.1.11: conforming CAs MUST mark it critical)")
+        }
         if !isAnchor, c.isCritical(idCE: ExtensionOID.IDCE.inhibitAnyPolicy) == false {
-            add(.malformedCertificate, "non-critical inhibitAnyPolicy (RFC 5280 §4.2.1.14: MUST be critical)")
+            add(.malformedCertificate, "non-critical inhibitAnyPolicy (RFC 5280 §4.2.1.14: conforming CAs MUST mark it critical)")
         }
         // A v1 anchor cannot carry extensions at all; what it is trusted for is its name and key.
         if role.isCA && !(role == .anchor && c.version < 3) {

@@ -137,8 +137,11 @@ struct EngineHostNameTests {
         WildcardCase(pattern: "*.xn--55qx5d.xn--j6w193g", host: "shop.xn--55qx5d.xn--j6w193g", matches: false),  // 公司.香港
         WildcardCase(pattern: "*.xn--55qx5d", host: "shop.xn--55qx5d", matches: false),  // the TLD 公司
         WildcardCase(pattern: "*.example.xn--55qx5d.cn", host: "www.example.xn--55qx5d.cn", matches: true),
-        // The private section counts too (x509-limbo's expectation): no wildcard over github.io.
-        WildcardCase(pattern: "*.github.io", host: "octocat.github.io", matches: false),
+        // Only the ICANN section counts (BR §3.2.2.6, Chrome): GitHub's and Amazon's own
+        // wildcards over their private-section domains match; the ICANN suffix below them does not.
+        WildcardCase(pattern: "*.github.io", host: "octocat.github.io", matches: true),
+        WildcardCase(pattern: "*.s3.amazonaws.com", host: "bucket.s3.amazonaws.com", matches: true),
+        WildcardCase(pattern: "*.io", host: "github.io", matches: false),
         WildcardCase(pattern: "*.octocat.github.io", host: "www.octocat.github.io", matches: true),
         WildcardCase(pattern: "*.example.com.", host: "www.example.com", matches: false),  // a trailing dot on the SAN
         WildcardCase(pattern: "*.example.com", host: "192.0.2.1", matches: false),

@@ -6,10 +6,11 @@ import Testing
 /// The structural rules of the web-PKI profile (the default), and which of them the RFC 5280
 /// profile relaxes for private PKIs.
 ///
-/// The spec: under `.webPKI` every case below is refused. `.rfc5280` relaxes exactly five — a CA
+/// The spec: under `.webPKI` every case below is refused. `.rfc5280` relaxes exactly these — a CA
 /// without subjectKeyIdentifier, a non-root without authorityKeyIdentifier, a CA whose
-/// basicConstraints or inhibitAnyPolicy is not critical, a leaf that is a CA — and never an unknown critical
-/// extension, a CA without keyCertSign or an empty name.
+/// basicConstraints, policyConstraints or inhibitAnyPolicy is not critical (issuance rules, not
+/// path-validation rules), a leaf that is a CA — and never an unknown critical extension, a CA
+/// without keyCertSign or an empty name.
 @Suite("Engine: web-PKI and RFC 5280 profiles")
 struct EngineProfileTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -54,6 +55,11 @@ struct EngineProfileTests {
         },
         Case(name: "CA inhibitAnyPolicy not critical", webPKI: .malformedCertificate, rfc5280: .trusted) {
             try hierarchy(intermediate: { $0.extensions = [.inhibitAnyPolicy(5, critical: false)] })
+        },
+        // RFC 5280 §4.2.1.11 addresses its MUST to conforming CAs; §6.1 processes the extension
+        // whatever its flag, so a path validator trusts the chain (and still applies the constraint).
+        Case(name: "CA policyConstraints not critical", webPKI: .malformedCertificate, rfc5280: .trusted) {
+            try hierarchy(intermediate: { $0.extensions = [.policyConstraints(requireExplicitPolicy: 5, critical: false)] })
         },
         Case(name: "CA basicConstraints not critical", webPKI: .malformedCertificate, rfc5280: .trusted) {
             try hierarchy(intermediate: { $0.basicConstraintsIsCritical = false })
@@ -120,6 +126,25 @@ struct EngineProfileTests {
                      "default profile is webPKI")
         expectEngine(engineTrust(minted.chain, anchors: minted.anchors, host: host, profile: .rfc5280),
                      testCase.rfc5280, "rfc5280")
+    }
+
+    /// nameConstraints' "MUST be critical" (RFC 5280 §4.2.1.10) is an issuance rule the web PKI
+    /// does not enforce either (x509-limbo's `webpki::nc::permitted-dns-match-noncritical`): every
+    /// profile accepts a non-critical extension — and applies it, so it cannot be escaped that way.
+    @Test("a non-critical nameConstraints is accepted and applied under every profile", arguments: [ValidationProfile.webPKI, .rfc5280, .apple])
+    func nonCriticalNameConstraintsAreApplied(profile: ValidationProfile) throws {
+        func chain(_ leafName: String) throws -> (chain: [TestCertificate], anchors: [TestCertificate]) {
+            try Self.hierarchy(intermediate: {
+                $0.permittedDNSSubtrees = ["example.com"]
+                $0.nameConstraints.isCritical = false
+            }, leaf: { $0.dnsNames = [leafName] })
+        }
+        let inside = try chain("www.example.com")
+        expectEngine(engineTrust(inside.chain, anchors: inside.anchors, host: "www.example.com", profile: profile),
+                     .trusted, "\(profile): inside the permitted subtree")
+        let outside = try chain("www.example.org")
+        expectEngine(engineTrust(outside.chain, anchors: outside.anchors, host: "www.example.org", profile: profile),
+                     .refused(.nameConstraintsViolated), "\(profile): outside the permitted subtree")
     }
 
     @Test func theRFC5280ProfileNeverRelaxesNamesValidityOrKeys() throws {

@@ -19,14 +19,29 @@ struct EnginePunycodeTests {
         #expect(Punycode.aLabels("!www.公司.香港") == "!www.xn--55qx5d.xn--j6w193g")
     }
 
-    @Test("the list's U-label rules are suffixes in A-label form, beside the private section's",
+    @Test("the list's U-label rules are suffixes in A-label form; only the ICANN section counts",
           .enabled(if: PublicSuffixListStatus.isLoaded, "needs the public suffix list"))
     func suffixes() {
         let list = PublicSuffixList.shared
         #expect(list.isPublicSuffix(["xn--55qx5d", "cn"]))
         #expect(list.isPublicSuffix(["co", "uk"]))
-        #expect(list.isPublicSuffix(["github", "io"]))
-        #expect(list.isPublicSuffix(["s3", "amazonaws", "com"]))
+        #expect(list.isPublicSuffix(["io"]))
+        // The private section's entries are domains their owners hold wildcard certificates for.
+        #expect(!list.isPublicSuffix(["github", "io"]))
+        #expect(!list.isPublicSuffix(["s3", "amazonaws", "com"]))
         #expect(!list.isPublicSuffix(["example", "com"]))
+    }
+
+    @Test("the ICANN section alone is read; a list without section markers is read whole")
+    func sections() {
+        let marked: [Substring] = [
+            "// a comment", "top-before-section",
+            "// ===BEGIN ICANN DOMAINS===", "co.uk", "*.ck", "!www.ck", "",
+            "// ===END ICANN DOMAINS===",
+            "// ===BEGIN PRIVATE DOMAINS===", "github.io", "// ===END PRIVATE DOMAINS===",
+        ]
+        #expect(PublicSuffixList.icannSection(of: marked) == ["co.uk", "*.ck", "!www.ck"])
+        let unmarked: [Substring] = ["co.uk", "github.io  trailing words", "// comment"]
+        #expect(PublicSuffixList.icannSection(of: unmarked) == ["co.uk", "github.io"])
     }
 }
