@@ -143,8 +143,10 @@ enum DifferentialGrammar {
         }
         // Policies: most certificates of a policy case carry some, so that trees survive.
         if random.chance(45) {
-            shape.policies = random.some(policyPool, maximum: 2)
-            if random.chance(10) { shape.policies = [] }
+            // Never empty: RFC 5280 §4.2.1.4 gives certificatePolicies SIZE (1..MAX), and the
+            // engine's parser refuses an empty one before any verifier could disagree.
+            let policies = random.some(policyPool, maximum: 2)
+            shape.policies = policies.isEmpty ? nil : policies
         }
         if !isLeaf {
             if !isRoot && random.chance(20) { shape.pathLength = Int.random(in: 0...2, using: &random) }

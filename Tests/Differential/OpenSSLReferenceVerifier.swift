@@ -138,16 +138,19 @@ enum OpenSSLReferenceVerifier {
             counted.append("\(depth): \(text(error))")
         }
         if result != 1 && recorder.errors.isEmpty { counted.append("X509_verify_cert failed without an error") }
+        var ocspNote: [String] = []
         if let ocsp = input.ocsp {
             let answer = ocspAnswer(input.ocspResponses.first ?? [], ctx: ctx, leaf: leaf, untrusted: untrusted, store: store)
             switch answer {
             case .good: break
             case .revoked: counted.append("0: OCSP: revoked")
-            case .noAnswer(let why): if ocsp.mode == .hard { counted.append("0: OCSP: \(why)") }
+            case .noAnswer(let why):
+                ocspNote = ["0: OCSP: \(why)"]
+                if ocsp.mode == .hard { counted.append("0: OCSP: \(why)") }
             }
         }
         return Verdict(trusted: counted.isEmpty, errors: counted,
-                       allErrors: recorder.errors.map { "\($0.depth): \(text($0.error))" })
+                       allErrors: recorder.errors.map { "\($0.depth): \(text($0.error))" } + ocspNote)
     }
 
     enum OCSPAnswer { case good, revoked, noAnswer(String) }
@@ -170,7 +173,9 @@ enum OpenSSLReferenceVerifier {
               let basic = OCSP_response_get1_basic(response) else { return .noAnswer("unsuccessful response") }
         defer { OCSP_BASICRESP_free(basic) }
         defer { ERR_clear_error() }
-        guard OCSP_basic_verify(basic, untrusted, store, 0) == 1 else { return .noAnswer("OCSP_basic_verify failed") }
+        // The responder is looked for among the response's certificates and `certs` only, never in
+        // the store: the verified chain (anchor included) is what an OCSP client holds.
+        guard OCSP_basic_verify(basic, chain, store, 0) == 1 else { return .noAnswer("OCSP_basic_verify failed") }
         guard let id = OCSP_cert_to_id(nil, leaf, issuer) else { return .noAnswer("OCSP_cert_to_id failed") }
         defer { OCSP_CERTID_free(id) }
         var status: Int32 = -1
