@@ -10,15 +10,16 @@ extension DocumentedDifference {
     /// The CA certificates of the path (not the leaf), anchor included.
     static func authorities(_ c: DifferentialCase) -> ArraySlice<CertificateShape> { c.certificates.dropLast() }
 
-    static func openSSLErrors(_ o: DifferentialOutcome, allAre text: String, deeperThanLeaf: Bool = false) -> Bool {
-        !o.openSSL.errors.isEmpty && o.openSSL.errors.allSatisfy { error in
-            error.hasSuffix(": " + text) && (!deeperThanLeaf || !error.hasPrefix("0: "))
+    /// OpenSSL's counted errors, each `depth: text`, split.
+    static func openSSLErrors(_ o: DifferentialOutcome) -> [(depth: Int, text: String)] {
+        o.openSSL.errors.compactMap { error in
+            guard let colon = error.firstIndex(of: ":"), let depth = Int(error[..<colon]) else { return nil }
+            return (depth, String(error[error.index(colon, offsetBy: 2)...]))
         }
     }
 
-    static func gnuTLSRejects(_ o: DifferentialOutcome, with text: String) -> Bool {
-        guard let gnuTLS = o.gnuTLS, !gnuTLS.isTrusted else { return false }
-        return gnuTLS.failures.allSatisfy { $0.detail.contains(text) }
+    static func openSSLRejects(_ o: DifferentialOutcome, onlyWith texts: Set<String>) -> Bool {
+        !o.openSSL.trusted && o.openSSL.errors.count == openSSLErrors(o).count && openSSLErrors(o).allSatisfy { texts.contains($0.text) }
     }
 
     static func engineRefuses(_ o: DifferentialOutcome, _ code: TrustFailureCode, detail: String) -> Bool {
@@ -30,6 +31,43 @@ extension DocumentedDifference {
                                        || s.inhibitPolicyMapping != nil || s.inhibitAnyPolicy != nil)
     }
 
+    /// The certificate at OpenSSL's `depth` (0 the leaf), nil above the shapes (the cross root).
+    static func certificate(_ c: DifferentialCase, depth: Int) -> CertificateShape? {
+        let index = c.certificates.count - 1 - depth
+        return c.certificates.indices.contains(index) ? c.certificates[index] : nil
+    }
+
+    /// Whether `depth` is the trust anchor's (the root, unless reached through a cross-certificate).
+    static func isAnchor(_ c: DifferentialCase, depth: Int) -> Bool {
+        c.crossSign != .anchorThroughCross && depth == c.certificates.count - 1
+    }
+
+    /// Whether a certificate's EKU lets the engine accept it for serverAuth where OpenSSL and
+    /// GnuTLS do not: anyExtendedKeyUsage without serverAuth.
+    static func hasAnyEKUWithoutServerAuth(_ s: CertificateShape) -> Bool {
+        guard let eku = s.extendedKeyUsage else { return false }
+        return eku.contains(.any) && !eku.contains(.serverAuth)
+    }
+
+    static func ekuLacksServerAuth(_ s: CertificateShape) -> Bool {
+        s.extendedKeyUsage.map { !$0.contains(.serverAuth) } ?? false
+    }
+
+    /// The revocation features the engine does not implement yet (RFC 5280 §6.3.3), in a case.
+    static func usesCRLFeature(_ c: DifferentialCase, _ feature: (RevocationShape.CRL) -> Bool) -> Bool {
+        c.revocation?.crls.contains(where: feature) ?? false
+    }
+
+    /// The disagreement is about revocation only: the engine trusts or refuses for revocation, and
+    /// OpenSSL trusts or refuses only with revocation errors.
+    static func aboutRevocationOnly(_ o: DifferentialOutcome) -> Bool {
+        let engine = o.engineFailure == nil || o.engineFailure == .revoked || o.engineFailure == .revocationStatusUnknown
+        let reference = openSSLErrors(o).allSatisfy {
+            OpenSSLReferenceVerifier.revocationTexts.contains($0.text) || $0.text.hasPrefix("OCSP: ")
+        }
+        return engine && reference && o.openSSL.errors.count == openSSLErrors(o).count
+    }
+
     // MARK: OpenSSL
 
     static let openSSL: [DocumentedDifference] = [
@@ -39,57 +77,150 @@ extension DocumentedDifference {
             engineRefuses(o, .certificatePolicyViolated, detail: "anyPolicy may not be mapped") && o.openSSL.trusted
         },
         DocumentedDifference(
-            name: "extendedKeyUsage of a CA applied to the path", reference: .openSSL, rfcSection: "RFC 5280 §4.2.1.12",
-            rightSide: .engine
+            name: "anyExtendedKeyUsage, and the trust anchor's extendedKeyUsage", reference: .openSSL,
+            rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
         ) { c, o in
-            c.purpose == .serverAuth && o.engineTrusts
-                && openSSLErrors(o, allAre: "unsuitable certificate purpose", deeperThanLeaf: true)
-                && authorities(c).contains { $0.extendedKeyUsage.map { !$0.contains(.serverAuth) } ?? false }
+            c.purpose == .serverAuth && o.engineTrusts && openSSLRejects(o, onlyWith: ["unsuitable certificate purpose"])
+                && openSSLErrors(o).allSatisfy { error in
+                    guard let shape = certificate(c, depth: error.depth) else { return false }
+                    return hasAnyEKUWithoutServerAuth(shape) || (isAnchor(c, depth: error.depth) && ekuLacksServerAuth(shape))
+                }
         },
         DocumentedDifference(
-            name: "explicit policy required on a path without intermediates", reference: .openSSL,
+            name: "explicit policy required with the initial set anyPolicy", reference: .openSSL,
             rfcSection: "RFC 5280 §6.1.5 (g)", rightSide: .engine
         ) { c, o in
-            c.intermediateCount == 0 && c.crossSign == .none && c.policyInputs?.requireExplicitPolicy == true
-                && o.engineTrusts && c.leaf.policies != nil && openSSLErrors(o, allAre: "no explicit policy")
+            let initialAny = c.policyInputs.map { $0.initialPolicySet.contains(DifferentialGrammar.anyPolicy) } ?? true
+            let explicit = c.policyInputs?.requireExplicitPolicy == true || c.any { $0.requireExplicitPolicy != nil }
+            return initialAny && explicit && o.engineTrusts && openSSLRejects(o, onlyWith: ["no explicit policy"])
         },
         DocumentedDifference(
-            name: "CRL distribution point named relative to the CRL issuer", reference: .openSSL,
+            name: "CRL scope named relative to the CRL issuer", reference: .openSSL,
             rfcSection: "RFC 5280 §6.3.3 (b)(2)(i)", rightSide: .reference
         ) { c, o in
-            guard let revocation = c.revocation, revocation.mode == .hard, o.engineTrusts else { return false }
+            guard let revocation = c.revocation, aboutRevocationOnly(o) else { return false }
             let relative = revocation.leafPoint == .relativeA
-                || revocation.crls.contains { $0.issuer == .leafIssuer && ($0.scope == .relativeA || $0.scope == .relativeB) }
-            return relative && !o.openSSL.errors.isEmpty && o.openSSL.errors.allSatisfy {
-                $0 == "0: different CRL scope" || $0 == "0: unable to get certificate CRL"
-            }
+                || revocation.crls.contains { $0.scope == .relativeA || $0.scope == .relativeB }
+            return relative && (o.openSSL.allErrors.contains { $0.hasSuffix("different CRL scope") }
+                                || revocation.leafPoint == .relativeA)
+        },
+        DocumentedDifference(
+            name: "a distribution point with a cRLIssuer", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3 (b)(1)",
+            rightSide: .reference
+        ) { c, o in
+            c.revocation?.leafPoint == .indirect && aboutRevocationOnly(o)
+        },
+        DocumentedDifference(
+            name: "an indirect CRL", reference: .openSSL, rfcSection: "RFC 5280 §5.2.5, §6.3.3 (b)(1)", rightSide: .reference
+        ) { c, o in
+            usesCRLFeature(c) { $0.issuer == .indirectIssuer } && aboutRevocationOnly(o)
+        },
+        DocumentedDifference(
+            name: "a CRL partitioned by reason", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3 (d)", rightSide: .reference
+        ) { c, o in
+            usesCRLFeature(c) { $0.scope == .keyCompromiseOnly } && aboutRevocationOnly(o)
+        },
+        DocumentedDifference(
+            name: "a delta CRL", reference: .openSSL, rfcSection: "RFC 5280 §5.2.4, §6.3.3 (c)", rightSide: .reference
+        ) { c, o in
+            usesCRLFeature(c) { $0.deltaOfBase != nil } && aboutRevocationOnly(o)
+        },
+        DocumentedDifference(
+            name: "a distribution point with reasons, answered by the issuer's complete CRL", reference: .openSSL,
+            rfcSection: "RFC 5280 §6.3.3", rightSide: .engine
+        ) { c, o in
+            guard let revocation = c.revocation, revocation.leafPoint == .keyCompromiseOnly else { return false }
+            return o.engineTrusts && openSSLRejects(o, onlyWith: ["unable to get certificate CRL"])
+                && openSSLErrors(o).allSatisfy { $0.depth == 0 }
+                && revocation.crls.contains { $0.issuer == .leafIssuer && $0.scope == .none && $0.dates == .current && $0.deltaOfBase == nil }
+        },
+        DocumentedDifference(
+            name: "several complete CRLs from one issuer", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3",
+            rightSide: .engine
+        ) { c, o in
+            guard let crls = c.revocation?.crls, o.engineFailure == .revoked, o.openSSL.trusted else { return false }
+            let complete = crls.filter { $0.deltaOfBase == nil }
+            return complete.contains { crl in crl.revokesSubject && complete.filter { $0.issuer == crl.issuer }.count > 1 }
+        },
+        DocumentedDifference(
+            name: "a delegated OCSP responder without digitalSignature", reference: .openSSL,
+            rfcSection: "RFC 5280 §4.2.1.3, RFC 6960 §4.2.2.2", rightSide: .reference
+        ) { c, o in
+            c.ocsp?.responder == .delegatedWithoutDigitalSignature && aboutRevocationOnly(o)
+                && o.openSSL.allErrors.contains("0: OCSP: OCSP_basic_verify failed")
         },
     ]
 
     // MARK: GnuTLS
+
+    /// Whether every failure GnuTLS reported is one of the documented GnuTLS classes present in
+    /// the case (GnuTLS reports one OR of status bits for the whole chain).
+    static func gnuTLSFailuresExplained(_ c: DifferentialCase, _ o: DifferentialOutcome) -> Bool {
+        guard let gnuTLS = o.gnuTLS, !gnuTLS.isTrusted, o.engineTrusts else { return false }
+        return gnuTLS.failures.allSatisfy { failure in
+            if failure.detail.contains("unknown critical extension") { return c.any(isCriticalPolicyExtension) }
+            if failure.detail.contains("signer's constraints") { return permittedTypeMissingBelow(c) || excludesURI(c) }
+            if failure.detail.contains("does not match the intended purpose") {
+                return c.purpose == .serverAuth && c.certificates.indices.contains { index in
+                    hasAnyEKUWithoutServerAuth(c.certificates[index])
+                        || (index == 0 && c.crossSign != .anchorThroughCross && ekuLacksServerAuth(c.certificates[index]))
+                }
+            }
+            return false
+        }
+    }
+
+    static func nameType(_ name: TestGeneralName) -> Int? {
+        switch name {
+        case .dnsName: 2
+        case .rfc822Name: 1
+        case .ipAddress: 7
+        default: nil
+        }
+    }
+
+    /// A CA permits subtrees of a type (dNSName, rfc822Name, iPAddress) that some certificate
+    /// below it has no name of.
+    static func permittedTypeMissingBelow(_ c: DifferentialCase) -> Bool {
+        for (index, shape) in authorities(c).enumerated() {
+            let types = Set(shape.nameConstraints.permitted.compactMap(nameType))
+            for below in c.certificates[(index + 1)...] {
+                let present = Set(below.subjectAlternativeNames.compactMap(nameType))
+                if !types.subtracting(present).isEmpty { return true }
+            }
+        }
+        return false
+    }
+
+    static func excludesURI(_ c: DifferentialCase) -> Bool {
+        authorities(c).contains { $0.nameConstraints.excluded.contains { if case .uri = $0 { true } else { false } } }
+    }
 
     static let gnuTLS: [DocumentedDifference] = [
         DocumentedDifference(
             name: "critical policy extensions refused as unknown", reference: .gnuTLS, rfcSection: "RFC 5280 §6.1.4",
             rightSide: .engine
         ) { c, o in
-            o.engineTrusts && gnuTLSRejects(o, with: "unknown critical extension") && c.any(isCriticalPolicyExtension)
+            c.any(isCriticalPolicyExtension) && gnuTLSFailuresExplained(c, o)
         },
         DocumentedDifference(
-            name: "dNSName subtrees applied to the subject common name", reference: .gnuTLS,
+            name: "a permitted subtree refuses a certificate without a name of its type", reference: .gnuTLS,
             rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
         ) { c, o in
-            // A CA with a permitted dNSName subtree above a certificate with no dNSName SAN (every
-            // intermediate and the leaf here are named only by CNs like "DT CA 1").
-            o.engineTrusts && gnuTLSRejects(o, with: "signer's constraints")
-                && authorities(c).contains { $0.nameConstraints.permitted.contains { if case .dnsName = $0 { true } else { false } } }
+            permittedTypeMissingBelow(c) && gnuTLSFailuresExplained(c, o)
         },
         DocumentedDifference(
             name: "an excluded URI subtree refuses every certificate below it", reference: .gnuTLS,
             rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
         ) { c, o in
-            o.engineTrusts && gnuTLSRejects(o, with: "signer's constraints")
-                && authorities(c).contains { $0.nameConstraints.excluded.contains { if case .uri = $0 { true } else { false } } }
+            excludesURI(c) && gnuTLSFailuresExplained(c, o)
+        },
+        DocumentedDifference(
+            name: "anyExtendedKeyUsage, and the trust anchor's extendedKeyUsage", reference: .gnuTLS,
+            rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
+        ) { c, o in
+            c.purpose == .serverAuth && gnuTLSFailuresExplained(c, o)
+                && o.gnuTLS!.failures.contains { $0.detail.contains("does not match the intended purpose") }
         },
         DocumentedDifference(
             name: "directoryName subtrees not applied", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.10",
@@ -98,11 +229,23 @@ extension DocumentedDifference {
             engineRefuses(o, .nameConstraintsViolated, detail: "DirName:") && o.gnuTLS?.isTrusted == true
         },
         DocumentedDifference(
+            name: "URI subtrees not applied", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
+        ) { _, o in
+            engineRefuses(o, .nameConstraintsViolated, detail: "URI:") && o.gnuTLS?.isTrusted == true
+        },
+        DocumentedDifference(
             name: "an address of one family under permitted subtrees of the other only", reference: .gnuTLS,
             rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
         ) { _, o in
             engineRefuses(o, .nameConstraintsViolated, detail: "is outside every permitted iPAddress subtree (of its family)")
                 && o.gnuTLS?.isTrusted == true
+        },
+        DocumentedDifference(
+            name: "extendedKeyUsage of intermediates not applied", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.12",
+            rightSide: .engine
+        ) { c, o in
+            engineRefuses(o, .purposeNotAllowed, detail: "issuer's extendedKeyUsage does not allow")
+                && o.gnuTLS?.isTrusted == true && c.certificates.dropFirst().dropLast().contains(where: ekuLacksServerAuth)
         },
     ]
 
@@ -113,7 +256,7 @@ extension DocumentedDifference {
     }
 
     static let both: [DocumentedDifference] = [Reference.openSSL, Reference.gnuTLS].flatMap { reference -> [DocumentedDifference] in
-        return [
+        [
             DocumentedDifference(
                 name: "keyCertSign in a certificate that is not a CA", reference: reference, rfcSection: "RFC 5280 §4.2.1.3",
                 rightSide: .reference
@@ -122,10 +265,17 @@ extension DocumentedDifference {
                     && c.leaf.keyUsage == .wrongForRole && trusts(reference, o)
             },
             DocumentedDifference(
+                name: "policy extensions not marked critical", reference: reference, rfcSection: "RFC 5280 §4.2.1.11",
+                rightSide: .reference
+            ) { c, o in
+                o.engineFailure == .malformedCertificate && o.engineDetail.contains("MUST be critical")
+                    && c.any { $0.hasPolicyExtensions && !$0.policyExtensionsCritical }
+            },
+            DocumentedDifference(
                 name: "a dNSName with a trailing dot under a dNSName constraint", reference: reference,
                 rfcSection: "RFC 5280 §4.2.1.6", rightSide: .engine
             ) { c, o in
-                o.engineFailure == .nameConstraintsViolated && o.engineDetail.hasPrefix("DNS:") && o.engineDetail.contains(". is ")
+                o.engineFailure == .nameConstraintsViolated && o.engineDetail.hasPrefix("DNS:www.example.com. is ")
                     && c.leaf.subjectAlternativeNames.contains(.dnsName("www.example.com.")) && trusts(reference, o)
             },
         ]

@@ -45,6 +45,8 @@ enum OpenSSLReferenceVerifier {
         X509_V_ERR_CRL_PATH_VALIDATION_ERROR,
     ]
 
+    static let revocationTexts = Set(revocationErrors.map(text))
+
     static func text(_ error: Int32) -> String { String(cString: X509_verify_cert_error_string(Int(error))) }
 
     static func verify(_ input: Input) -> Verdict {
