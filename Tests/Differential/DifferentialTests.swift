@@ -73,7 +73,7 @@ struct DifferentialTesterTests {
         let section = try #require(text.range(of: marker).map { String(text[$0.upperBound...]) }, "docs/validation.md lacks the section")
         var names = Set<String>()
         for difference in DocumentedDifference.all {
-            #expect(names.insert(difference.name).inserted, "duplicate name \(difference.name)")
+            #expect(names.insert("\(difference.reference) \(difference.name)").inserted, "duplicate name \(difference.name)")
             #expect(section.contains(difference.name), "docs/validation.md does not describe \(difference.name)")
             #expect(section.contains(difference.rfcSection), "docs/validation.md does not cite \(difference.rfcSection) for \(difference.name)")
         }

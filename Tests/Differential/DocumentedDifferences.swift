@@ -77,14 +77,10 @@ extension DocumentedDifference {
             engineRefuses(o, .certificatePolicyViolated, detail: "anyPolicy may not be mapped") && o.openSSL.trusted
         },
         DocumentedDifference(
-            name: "anyExtendedKeyUsage, and the trust anchor's extendedKeyUsage", reference: .openSSL,
-            rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
+            name: "anyExtendedKeyUsage", reference: .openSSL, rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
         ) { c, o in
             c.purpose == .serverAuth && o.engineTrusts && openSSLRejects(o, onlyWith: ["unsuitable certificate purpose"])
-                && openSSLErrors(o).allSatisfy { error in
-                    guard let shape = certificate(c, depth: error.depth) else { return false }
-                    return hasAnyEKUWithoutServerAuth(shape) || (isAnchor(c, depth: error.depth) && ekuLacksServerAuth(shape))
-                }
+                && openSSLErrors(o).allSatisfy { error in certificate(c, depth: error.depth).map(hasAnyEKUWithoutServerAuth) ?? false }
         },
         DocumentedDifference(
             name: "explicit policy required with the initial set anyPolicy", reference: .openSSL,
@@ -130,7 +126,7 @@ extension DocumentedDifference {
             rfcSection: "RFC 5280 §6.3.3", rightSide: .engine
         ) { c, o in
             guard let revocation = c.revocation, revocation.leafPoint == .keyCompromiseOnly else { return false }
-            return o.engineTrusts && openSSLRejects(o, onlyWith: ["unable to get certificate CRL"])
+            return o.engineTrusts && aboutRevocationOnly(o) && !o.openSSL.errors.contains("0: certificate revoked")
                 && openSSLErrors(o).allSatisfy { $0.depth == 0 }
                 && revocation.crls.contains { $0.issuer == .leafIssuer && $0.scope == .none && $0.dates == .current && $0.deltaOfBase == nil }
         },
@@ -147,7 +143,34 @@ extension DocumentedDifference {
             rfcSection: "RFC 5280 §4.2.1.3, RFC 6960 §4.2.2.2", rightSide: .reference
         ) { c, o in
             c.ocsp?.responder == .delegatedWithoutDigitalSignature && aboutRevocationOnly(o)
-                && o.openSSL.allErrors.contains("0: OCSP: OCSP_basic_verify failed")
+                && o.openSSL.allErrors.contains { $0.hasPrefix("0: OCSP: OCSP_basic_verify failed") }
+        },
+        DocumentedDifference(
+            name: "a delegated OCSP responder outside the CA's name constraints", reference: .openSSL,
+            rfcSection: "RFC 5280 §4.2.1.10, RFC 6960 §4.2.2.2", rightSide: .reference
+        ) { c, o in
+            // The responder's subject (O=TLSTrust Test PKI, CN=OCSP Responder) is outside every
+            // permitted directoryName subtree of the grammar.
+            guard let ocsp = c.ocsp, ocsp.responder != .issuer && ocsp.responder != .unrelated else { return false }
+            return aboutRevocationOnly(o) && o.engineTrusts
+                && o.openSSL.errors == ["0: OCSP: OCSP_basic_verify failed (Verify error: permitted subtree violation)"]
+                && authorities(c).contains { $0.nameConstraints.permitted.contains { if case .directoryName = $0 { true } else { false } } }
+        },
+        DocumentedDifference(
+            name: "a URI with userinfo under a URI constraint", reference: .openSSL, rfcSection: "RFC 5280 §4.2.1.10",
+            rightSide: .engine
+        ) { c, o in
+            // OpenSSL takes everything between "://" and the next ":" or "/" for the host, so
+            // `https://user@www.example.com/` has the host `user@www.example.com`; RFC 3986 §3.2
+            // says `www.example.com`.
+            guard c.leaf.subjectAlternativeNames.contains(.uri("https://user@www.example.com/")),
+                  authorities(c).contains(where: { $0.nameConstraints.permitted.contains { if case .uri = $0 { true } else { false } }
+                                                  || $0.nameConstraints.excluded.contains { if case .uri = $0 { true } else { false } } })
+            else { return false }
+            return (o.engineTrusts && openSSLRejects(o, onlyWith: ["permitted subtree violation"])
+                    && openSSLErrors(o).allSatisfy { $0.depth == 0 })
+                || (engineRefuses(o, .nameConstraintsViolated, detail: "URI:https://user@www.example.com/ is inside the excluded subtree")
+                    && o.openSSL.trusted)
         },
     ]
 
@@ -159,12 +182,11 @@ extension DocumentedDifference {
         guard let gnuTLS = o.gnuTLS, !gnuTLS.isTrusted, o.engineTrusts else { return false }
         return gnuTLS.failures.allSatisfy { failure in
             if failure.detail.contains("unknown critical extension") { return c.any(isCriticalPolicyExtension) }
-            if failure.detail.contains("signer's constraints") { return permittedTypeMissingBelow(c) || excludesURI(c) }
+            if failure.detail.contains("signer's constraints") {
+                return permittedTypeMissingBelow(c) || excludes(c, uri: true) || excludes(c, uri: false)
+            }
             if failure.detail.contains("does not match the intended purpose") {
-                return c.purpose == .serverAuth && c.certificates.indices.contains { index in
-                    hasAnyEKUWithoutServerAuth(c.certificates[index])
-                        || (index == 0 && c.crossSign != .anchorThroughCross && ekuLacksServerAuth(c.certificates[index]))
-                }
+                return c.purpose == .serverAuth && c.any(hasAnyEKUWithoutServerAuth)
             }
             return false
         }
@@ -192,8 +214,17 @@ extension DocumentedDifference {
         return false
     }
 
-    static func excludesURI(_ c: DifferentialCase) -> Bool {
-        authorities(c).contains { $0.nameConstraints.excluded.contains { if case .uri = $0 { true } else { false } } }
+    /// A CA excludes a URI (or a directoryName) subtree.
+    static func excludes(_ c: DifferentialCase, uri: Bool) -> Bool {
+        authorities(c).contains { shape in
+            shape.nameConstraints.excluded.contains { name in
+                switch name {
+                case .uri: uri
+                case .directoryName: !uri
+                default: false
+                }
+            }
+        }
     }
 
     static let gnuTLS: [DocumentedDifference] = [
@@ -210,28 +241,29 @@ extension DocumentedDifference {
             permittedTypeMissingBelow(c) && gnuTLSFailuresExplained(c, o)
         },
         DocumentedDifference(
-            name: "an excluded URI subtree refuses every certificate below it", reference: .gnuTLS,
-            rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
-        ) { c, o in
-            excludesURI(c) && gnuTLSFailuresExplained(c, o)
-        },
-        DocumentedDifference(
-            name: "anyExtendedKeyUsage, and the trust anchor's extendedKeyUsage", reference: .gnuTLS,
-            rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
+            name: "anyExtendedKeyUsage", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
         ) { c, o in
             c.purpose == .serverAuth && gnuTLSFailuresExplained(c, o)
                 && o.gnuTLS!.failures.contains { $0.detail.contains("does not match the intended purpose") }
         },
         DocumentedDifference(
-            name: "directoryName subtrees not applied", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.10",
+            name: "no certificate-policy processing", reference: .gnuTLS, rfcSection: "RFC 5280 §6.1.3 (d)–(f), §6.1.4 (a)",
             rightSide: .engine
-        ) { _, o in
-            engineRefuses(o, .nameConstraintsViolated, detail: "DirName:") && o.gnuTLS?.isTrusted == true
+        ) { c, o in
+            o.engineFailure == .certificatePolicyViolated && o.gnuTLS?.isTrusted == true && c.any(\.hasPolicyExtensions)
         },
         DocumentedDifference(
-            name: "URI subtrees not applied", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
-        ) { _, o in
-            engineRefuses(o, .nameConstraintsViolated, detail: "URI:") && o.gnuTLS?.isTrusted == true
+            name: "directoryName subtrees not implemented", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.10",
+            rightSide: .engine
+        ) { c, o in
+            (engineRefuses(o, .nameConstraintsViolated, detail: "DirName:") && o.gnuTLS?.isTrusted == true)
+                || (excludes(c, uri: false) && gnuTLSFailuresExplained(c, o))
+        },
+        DocumentedDifference(
+            name: "URI subtrees not implemented", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
+        ) { c, o in
+            (engineRefuses(o, .nameConstraintsViolated, detail: "URI:") && o.gnuTLS?.isTrusted == true)
+                || (excludes(c, uri: true) && gnuTLSFailuresExplained(c, o))
         },
         DocumentedDifference(
             name: "an address of one family under permitted subtrees of the other only", reference: .gnuTLS,
@@ -241,11 +273,11 @@ extension DocumentedDifference {
                 && o.gnuTLS?.isTrusted == true
         },
         DocumentedDifference(
-            name: "extendedKeyUsage of intermediates not applied", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.12",
+            name: "extendedKeyUsage of CAs not applied", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.12",
             rightSide: .engine
         ) { c, o in
             engineRefuses(o, .purposeNotAllowed, detail: "issuer's extendedKeyUsage does not allow")
-                && o.gnuTLS?.isTrusted == true && c.certificates.dropFirst().dropLast().contains(where: ekuLacksServerAuth)
+                && o.gnuTLS?.isTrusted == true && authorities(c).contains(where: ekuLacksServerAuth)
         },
     ]
 

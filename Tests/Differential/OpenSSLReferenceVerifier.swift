@@ -155,6 +155,18 @@ enum OpenSSLReferenceVerifier {
                        allErrors: recorder.errors.map { "\($0.depth): \(text($0.error))" } + ocspNote)
     }
 
+    /// The data strings of OpenSSL's error queue (OCSP_basic_verify puts the responder chain's
+    /// verify error there), as ` (…)`, or "".
+    static func queuedErrorData() -> String {
+        var texts: [String] = []
+        var data: UnsafePointer<CChar>?
+        var flags: Int32 = 0
+        while ERR_get_error_all(nil, nil, nil, &data, &flags) != 0 {
+            if let data, flags & ERR_TXT_STRING != 0 { texts.append(String(cString: data)) }
+        }
+        return texts.isEmpty ? "" : " (\(texts.joined(separator: "; ")))"
+    }
+
     enum OCSPAnswer { case good, revoked, noAnswer(String) }
 
     /// The leaf's status in `der` as OpenSSL reads it: `OCSP_basic_verify` (signature, the
@@ -177,7 +189,9 @@ enum OpenSSLReferenceVerifier {
         defer { ERR_clear_error() }
         // The responder is looked for among the response's certificates and `certs` only, never in
         // the store: the verified chain (anchor included) is what an OCSP client holds.
-        guard OCSP_basic_verify(basic, chain, store, 0) == 1 else { return .noAnswer("OCSP_basic_verify failed") }
+        guard OCSP_basic_verify(basic, chain, store, 0) == 1 else {
+            return .noAnswer("OCSP_basic_verify failed" + queuedErrorData())
+        }
         guard let id = OCSP_cert_to_id(nil, leaf, issuer) else { return .noAnswer("OCSP_cert_to_id failed") }
         defer { OCSP_CERTID_free(id) }
         var status: Int32 = -1
