@@ -96,9 +96,6 @@ public struct CRLBuilder: Sendable {
         public var onlyContainsAttributeCerts: Bool
         /// RFC 5280 says critical; false mints the non-conforming variant.
         public var isCritical: Bool
-        /// The distributionPoint in any form (a directoryName or URIs as fullName, or a name
-        /// relative to the CRL issuer); when set it is written instead of `uris`.
-        public var distributionPointName: TestDistributionPointName? = nil
 
         public init(uris: [String] = [], onlyContainsUserCerts: Bool = false, onlyContainsCACerts: Bool = false,
                     onlySomeReasons: [UInt8]? = nil, indirectCRL: Bool = false, onlyContainsAttributeCerts: Bool = false,
@@ -114,9 +111,7 @@ public struct CRLBuilder: Sendable {
 
         var rawExtension: RawExtension {
             var fields: [[UInt8]] = []
-            if let distributionPointName {
-                fields.append(DER.contextSpecific(0, constructed: true, distributionPointName.der))
-            } else if !uris.isEmpty {
+            if !uris.isEmpty {
                 let fullName = DER.contextSpecific(0, constructed: true, uris.flatMap { TestGeneralName.uri($0).der })
                 fields.append(DER.contextSpecific(0, constructed: true, fullName))
             }

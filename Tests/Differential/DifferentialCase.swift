@@ -99,6 +99,9 @@ struct CertificateShape: Sendable {
     /// The subject's organization, its string type and its written variant.
     var organization = NameVariant(text: "Good Org", type: .printableString)
     var subjectAlternativeNames: [TestGeneralName] = []
+    /// The subject's common name (leaves only vary it: a host name or an address in the CN is
+    /// what name constraints must also reach when there is no subjectAltName).
+    var commonName: String?
 
     struct PolicyMapping: Sendable, Equatable {
         var issuerDomain: String
@@ -127,6 +130,7 @@ struct CertificateShape: Sendable {
         if !nameConstraints.permitted.isEmpty { parts.append("permitted \(nameConstraints.permitted.map(DifferentialGrammar.nameText))") }
         if !nameConstraints.excluded.isEmpty { parts.append("excluded \(nameConstraints.excluded.map(DifferentialGrammar.nameText))") }
         if organization != NameVariant(text: "Good Org", type: .printableString) { parts.append("O=\(organization)") }
+        if let commonName { parts.append("CN=\(commonName)") }
         if !subjectAlternativeNames.isEmpty { parts.append("SAN \(subjectAlternativeNames.map(DifferentialGrammar.nameText))") }
         return parts.joined(separator: ", ")
     }

@@ -172,6 +172,7 @@ enum DifferentialGrammar {
         if isLeaf {
             shape.organization = random.chance(40) ? organization(&random) : NameVariant(text: "Good Org", type: .printableString)
             shape.subjectAlternativeNames = (0..<Int.random(in: 0...3, using: &random)).map { _ in alternativeName(&random) }
+            if random.chance(20) { shape.commonName = random.pick(["www.example.com", "www.example.org", "192.0.2.1", "user@example.com"]) }
         }
         return shape
     }

@@ -24,8 +24,10 @@ enum DifferentialMinting {
 
     static func key(_ slot: Int) throws -> TestPrivateKey { try TestPrivateKey.shared(.ecdsaP256, slot: 900 + slot) }
 
+    /// `C=US, O=…, CN=…`; the CN is a PrintableString unless it holds what that type cannot (`@`).
     static func subject(_ commonName: String, organization: NameVariant = NameVariant(text: "Good Org", type: .printableString)) -> TestName {
-        TestName([.country("US"), organization.attribute, .commonName(commonName, as: .printableString)])
+        TestName([.country("US"), organization.attribute,
+                  .commonName(commonName, as: commonName.contains("@") ? .utf8String : .printableString)])
     }
 
     static let indirectIssuerName = subject("DT Indirect CRL Issuer")
@@ -34,7 +36,7 @@ enum DifferentialMinting {
         let count = generated.certificates.count
         let names = (0..<count).map { index in
             index == 0 ? subject("DT Root") : index == count - 1
-                ? subject("DT Leaf", organization: generated.leaf.organization) : subject("DT CA \(index)")
+                ? subject(generated.leaf.commonName ?? "DT Leaf", organization: generated.leaf.organization) : subject("DT CA \(index)")
         }
         let revocation = generated.revocation
         let usesIndirectIssuer = revocation.map { $0.leafPoint == .indirect || $0.crls.contains { $0.issuer == .indirectIssuer } } ?? false

@@ -87,40 +87,6 @@ struct CRLBuilderTests {
         }
     }
 
-    @Test("distribution points in every form: relative names, reasons and cRLIssuer, in a certificate and a CRL")
-    func distributionPointForms() async throws {
-        try await offThePool {
-            var builder = try CRLBuilder(issuer: ca)
-            builder.issuingDistributionPoint = .init(indirectCRL: true)
-            builder.issuingDistributionPoint?.distributionPointName =
-                .nameRelativeToCRLIssuer([.organizationalUnit("partition A", as: .printableString)])
-            let crlText = try read(builder.build()).output
-            #expect(crlText.contains("Relative Name:"), "\(crlText)")
-            #expect(crlText.contains("OU = partition A") || crlText.contains("OU=partition A"), "\(crlText)")
-
-            var profile = CertificateProfile.leaf(commonName: "www.example.com", dnsNames: ["www.example.com"])
-            let issuerName = TestName([.country("US"), .commonName("Indirect CRL Issuer")])
-            profile.extensions = [.crlDistributionPoints([
-                .uri("http://127.0.0.1/a.crl"),
-                TestDistributionPoint(name: .nameRelativeToCRLIssuer([.organizationalUnit("partition B")])),
-                TestDistributionPoint(name: .fullName([.uri("http://127.0.0.1/b.crl")]), reasons: [0x40],
-                                      crlIssuer: [.directoryName(issuerName)]),
-            ])]
-            let leaf = try TestPKI.issue(profile, issuer: ca)
-            #expect(leaf.certificate.revocationPointers.crlDistributionPoints.count == 3)
-            let text = try TemporaryDirectory.with { directory in
-                let file = directory.appendingPathComponent("leaf.pem")
-                try TestPKI.writePEM([leaf], to: file)
-                return try OpenSSL.run(["x509", "-in", file.path, "-noout", "-text"]).output
-            }
-            #expect(text.contains("URI:http://127.0.0.1/a.crl"), "\(text)")
-            #expect(text.contains("Relative Name:"), "\(text)")
-            #expect(text.contains("Key Compromise"), "\(text)")
-            #expect(text.contains("CRL Issuer:"), "\(text)")
-            #expect(text.contains("Indirect CRL Issuer"), "\(text)")
-        }
-    }
-
     @Test("arbitrary thisUpdate, no nextUpdate, a corrupted signature, another signing key")
     func datesAndSignatures() async throws {
         try await offThePool {
