@@ -96,6 +96,11 @@ public struct CRLBuilder: Sendable {
         public var onlyContainsAttributeCerts: Bool
         /// RFC 5280 says critical; false mints the non-conforming variant.
         public var isCritical: Bool
+        /// The distributionPoint name; when set it is written instead of `uris` (a relative name,
+        /// or full names of any form — a directoryName, say).
+        public var distributionPoint: TestDistributionPoint.Name? = nil
+        /// onlySomeReasons as flags, DER-encoded; when set it is written instead of `onlySomeReasons`.
+        public var reasons: TestReasonFlags? = nil
 
         public init(uris: [String] = [], onlyContainsUserCerts: Bool = false, onlyContainsCACerts: Bool = false,
                     onlySomeReasons: [UInt8]? = nil, indirectCRL: Bool = false, onlyContainsAttributeCerts: Bool = false,
@@ -109,16 +114,29 @@ public struct CRLBuilder: Sendable {
             self.isCritical = isCritical
         }
 
+        /// An issuingDistributionPoint named `distributionPoint` (full or relative), covering
+        /// `reasons` (nil: all), indirect or not.
+        public init(distributionPoint: TestDistributionPoint.Name?, reasons: TestReasonFlags? = nil, indirectCRL: Bool = false,
+                    onlyContainsUserCerts: Bool = false, onlyContainsCACerts: Bool = false) {
+            self.init(onlyContainsUserCerts: onlyContainsUserCerts, onlyContainsCACerts: onlyContainsCACerts, indirectCRL: indirectCRL)
+            self.distributionPoint = distributionPoint
+            self.reasons = reasons
+        }
+
         var rawExtension: RawExtension {
             var fields: [[UInt8]] = []
-            if !uris.isEmpty {
+            if let distributionPoint {
+                fields.append(distributionPoint.explicitDER)
+            } else if !uris.isEmpty {
                 let fullName = DER.contextSpecific(0, constructed: true, uris.flatMap { TestGeneralName.uri($0).der })
                 fields.append(DER.contextSpecific(0, constructed: true, fullName))
             }
             // BOOLEAN DEFAULT FALSE: written only when true, [n] IMPLICIT.
             if onlyContainsUserCerts { fields.append(DER.contextSpecific(1, constructed: false, [0xFF])) }
             if onlyContainsCACerts { fields.append(DER.contextSpecific(2, constructed: false, [0xFF])) }
-            if let onlySomeReasons { fields.append(DER.contextSpecific(3, constructed: false, [0] + onlySomeReasons)) }
+            if let reasons {
+                fields.append(DER.contextSpecific(3, constructed: false, reasons.bitStringContents))
+            } else if let onlySomeReasons { fields.append(DER.contextSpecific(3, constructed: false, [0] + onlySomeReasons)) }
             if indirectCRL { fields.append(DER.contextSpecific(4, constructed: false, [0xFF])) }
             if onlyContainsAttributeCerts { fields.append(DER.contextSpecific(5, constructed: false, [0xFF])) }
             return RawExtension(oid: OID.issuingDistributionPoint, isCritical: isCritical, valueDER: DER.sequence(fields))

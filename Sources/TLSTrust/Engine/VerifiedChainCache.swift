@@ -196,7 +196,7 @@ extension ValidationEngine {
     /// hard-fail, or the check runs out of budget (the caller then searches in full).
     func recheckingRevocation(of cached: TrustEvaluation) -> TrustEvaluation? {
         var meter = BudgetMeter(budget)
-        let checker = RevocationChecker(inputs: request.revocation, backend: backend, date: request.verificationDate)
+        let checker = RevocationChecker(inputs: request.revocation, backend: backend, date: request.verificationDate, request: request)
         guard let (failures, records) = try? checker.check(cached.chain, meter: &meter), failures.isEmpty else { return nil }
         var evaluation = cached
         evaluation.revocation = records

@@ -12,6 +12,10 @@ public struct RevocationInputs: Sendable {
     public var stapledOCSPResponses: [[UInt8]]
     /// Who fetches when ``RevocationPolicy/allowsNetworkFetch`` is set; nil: nothing is fetched.
     public var fetcher: (any RevocationFetching)?
+    /// Whether a CRL signed by another certificate than the issuer may be believed once its
+    /// signer's path validates (RFC 5280 §6.3.3 (f)). False only inside that signer's own path
+    /// check, so that signers never recurse.
+    var buildsCRLSignerPaths = true
 
     public init(policy: RevocationPolicy, crls: [CertificateRevocationList] = [], ocspResponses: [[UInt8]] = [],
                 stapledOCSPResponses: [[UInt8]] = [], fetcher: (any RevocationFetching)? = nil) {

@@ -87,6 +87,55 @@ struct CRLBuilderTests {
         }
     }
 
+    @Test("Scope fields read back by openssl: a relative IDP name, onlySomeReasons flags, certificateIssuer entries, a delta")
+    func scopeFields() async throws {
+        try await offThePool {
+            var builder = try CRLBuilder.delta(issuer: ca, base: 4, number: 5, entries: [
+                .init(serialNumber: [0x10, 0x02], reason: .removeFromCRL, certificateIssuer: [.dnsName("ca.example")]),
+            ])
+            builder.issuingDistributionPoint = .init(distributionPoint: .relativeToCRLIssuer([.organizationalUnit("partition 7")]),
+                                                     reasons: [.keyCompromise, .aACompromise], indirectCRL: true)
+            let der = try builder.build()
+            let text = try read(der).output
+            #expect(text.contains("Relative Name"), "\(text)")
+            #expect(text.contains("OU") && text.contains("partition 7"), "\(text)")
+            #expect(text.contains("Key Compromise") && text.contains("AA Compromise"), "\(text)")
+            #expect(text.contains("Delta CRL Indicator: critical"), "\(text)")
+            #expect(text.contains("Certificate Issuer"), "\(text)")
+            #expect(text.contains("Remove From CRL"), "\(text)")
+            // And the core reads the same fields back.
+            let parsed = try CertificateRevocationList(derEncoded: der)
+            #expect(parsed.deltaBaseCRLNumber == [4] && parsed.isDelta)
+            #expect(parsed.issuingDistributionPoint?.onlySomeReasons == [.keyCompromise, .aACompromise])
+            #expect(parsed.issuingDistributionPoint?.isIndirect == true)
+            #expect(parsed.entries.first?.certificateIssuer == [.dnsName("ca.example")])
+            #expect(TestReasonFlags([.keyCompromise]).bitStringContents == [0x06, 0x40])
+            #expect(TestReasonFlags([.aACompromise]).bitStringContents == [0x07, 0x00, 0x80])
+        }
+    }
+
+    @Test("Distribution points with every field read back by openssl and by the core")
+    func distributionPoints() async throws {
+        try await offThePool {
+            var profile = CertificateProfile.leaf(commonName: "dp.example", dnsNames: ["dp.example"])
+            profile.extensions.append(.crlDistributionPoints([
+                TestDistributionPoint(name: .relativeToCRLIssuer([.organizationalUnit("part 3")]), reasons: [.superseded]),
+                .uri("http://crl.example/ca.crl", crlIssuer: [.directoryName(.commonNameOnly("Indirect Issuer"))]),
+            ]))
+            let leaf = try TestPKI.issue(profile, issuer: ca)
+            let points = leaf.certificate.revocationPointers.crlDistributionPoints
+            #expect(points.count == 2)
+            #expect(points[0].isRelativeName && points[0].reasons == [.superseded])
+            #expect(points[1].httpURLs == ["http://crl.example/ca.crl"] && points[1].hasCRLIssuer)
+            let text = try TemporaryDirectory.with { directory in
+                let file = directory.appendingPathComponent("leaf.pem")
+                try TestPKI.writePEM([leaf], to: file)
+                return try OpenSSL.run(["x509", "-in", file.path, "-noout", "-text"]).output
+            }
+            #expect(text.contains("Relative Name") && text.contains("Superseded") && text.contains("CRL Issuer"), "\(text)")
+        }
+    }
+
     @Test("arbitrary thisUpdate, no nextUpdate, a corrupted signature, another signing key")
     func datesAndSignatures() async throws {
         try await offThePool {

@@ -6,7 +6,7 @@
 /// a second revocation problem. Every other scheme is refused by name, as is a redirect to one.
 ///
 /// The servers are named by certificates, so any of them may be hostile: the whole exchange,
-/// redirects included, ends by one deadline (the caller's, or ``Limits/timeout`` if sooner); the
+/// name lookup and redirects included, ends by one deadline (the caller's, or ``Limits/timeout`` if sooner); the
 /// header and the body are bounded, a Content-Length above the limit is refused before a byte of
 /// body is read, and anything but `200` is an error carrying the status. Every failure is a
 /// ``TLSTrustError`` — `.unsupported` (scheme), `.limitExceeded` (size, redirects, deadline),
@@ -44,9 +44,13 @@ public struct HTTPRevocationFetcher: RevocationFetching {
     }
 
     public var limits: Limits
+    /// Who turns host names into addresses. Its lookup counts against the fetch's deadline: a
+    /// resolver that never answers holds a fetch no longer than any other slow server.
+    public var resolver: any HostNameResolving
 
-    public init(limits: Limits = Limits()) {
+    public init(limits: Limits = Limits(), resolver: any HostNameResolving = SystemHostNameResolver()) {
         self.limits = limits
+        self.resolver = resolver
     }
 
     /// POSTs `request` (a DER `OCSPRequest`) to `responderURL` and returns the response body.
@@ -116,7 +120,7 @@ public struct HTTPRevocationFetcher: RevocationFetching {
         }
         let transport: TCPTransport
         do {
-            transport = try TCPTransport.connect(host: url.host, port: url.port, timeout: remaining)
+            transport = try TCPTransport.connect(host: url.host, port: url.port, timeout: remaining, resolver: resolver)
         } catch let error as TLSError {
             throw BoundedHTTPReader.translate(error, what: what, received: 0)
         }

@@ -28,31 +28,25 @@ public final class TCPTransport: TLSTransport {
 
     deinit { close() }
 
-    /// Connects to `host:port`, trying each resolved address in turn.
+    /// Connects to `host:port`, trying each resolved address in turn. Name lookup is part of the
+    /// time allowed (``HostNameResolution``): the call ends by `timeout`, whatever the resolver does.
     ///
     /// - Throws: ``TLSError`` `.connectFailed` (naming each address tried) or `.timedOut`.
-    public static func connect(host: String, port: Int, timeout: Duration) throws -> TCPTransport {
+    public static func connect(host: String, port: Int, timeout: Duration,
+                               resolver: any HostNameResolving = SystemHostNameResolver()) throws -> TCPTransport {
         let deadline = ContinuousClock.now + timeout
         guard (1...65535).contains(port) else { throw TLSError(.invalidConfiguration, "port \(port) is out of range") }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw TLSError(.connectFailed, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(list) }
+        let addresses = try HostNameResolution.resolve(host: host, port: port, deadline: deadline, resolver: resolver)
         var problems: [String] = []
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let info = entry {
-            entry = info.pointee.ai_next
-            let address = Self.describe(info.pointee.ai_addr, port: port)
-            let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        for resolved in addresses {
+            let fd = socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let address = resolved.socketAddress.withUnsafeBytes { Self.describe($0.baseAddress?.assumingMemoryBound(to: sockaddr.self), port: port) }
             guard fd >= 0 else { problems.append("\(address): socket: \(Self.errnoText())"); continue }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 && errno != EINPROGRESS {
+            let started = resolved.socketAddress.withUnsafeBytes { raw in
+                Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+            }
+            if started != 0 && errno != EINPROGRESS {
                 problems.append("\(address): \(Self.errnoText())")
                 Glibc.close(fd)
                 continue

@@ -5,9 +5,16 @@ import Foundation
 /// The response is believed only when: it was successful; a SingleResponse's CertID names the
 /// certificate and its issuer (SHA-1 or SHA-2 hashes of the issuer's name and key, and the
 /// serial); it is signed by the issuer itself, or by a delegated responder whose certificate the
-/// issuer signed with id-kp-OCSPSigning and which is valid now (§4.2.2.2); it is current within
-/// the clock skew; it echoes the nonce, when one was sent and it carries one; and no critical
-/// extension is left unprocessed.
+/// issuer signed with id-kp-OCSPSigning, whose keyUsage (when present) allows digitalSignature
+/// (RFC 5280 §4.2.1.3: keyUsage binds the key as much as the EKU does) and which is valid now
+/// (§4.2.2.2); it is current within the clock skew; it echoes the nonce, when one was sent and it
+/// carries one; and no critical extension is left unprocessed.
+///
+/// A response may carry several SingleResponses for the same certificate. RFC 6960 does not say
+/// which one counts, so every one is judged: one that says revoked (and is current) decides —
+/// revoked wins, as between any two answers the engine holds; otherwise every one must be current
+/// and say good for the response to say good, and any other mix (a good and an unknown, a good
+/// and a stale one) is ambiguous and refused as no answer.
 struct OCSPJudge<Backend: TrustBackend> {
     let backend: Backend
     let clock: RevocationClock
@@ -20,10 +27,9 @@ struct OCSPJudge<Backend: TrustBackend> {
         guard response.status == .successful else {
             return .unusable("the OCSP responder answered \(response.status)")
         }
-        guard let single = response.responses.first(where: { $0.certID.identifies(certificate, issuedBy: issuer) }) else {
-            return .notApplicable
-        }
-        if let oid = response.unprocessedCriticalExtension ?? single.unprocessedCriticalExtension {
+        let singles = response.responses.filter { $0.certID.identifies(certificate, issuedBy: issuer) }
+        guard !singles.isEmpty else { return .notApplicable }
+        if let oid = response.unprocessedCriticalExtension ?? singles.lazy.compactMap(\.unprocessedCriticalExtension).first {
             return .unusable("the OCSP response has critical extension \(oid), which is not processed")
         }
         if let expectedNonce, let nonce = response.nonce,
@@ -39,6 +45,19 @@ struct OCSPJudge<Backend: TrustBackend> {
                 return .unusable("the OCSP response: \(problem)")
             }
         }
+        let answers = singles.map(answer)
+        if let revoked = answers.first(where: { if case .status(.revoked, _, _, _) = $0 { return true } else { return false } }) {
+            return revoked
+        }
+        if answers.count > 1, answers.contains(where: { if case .status = $0 { return false } else { return true } }) {
+            let why = answers.compactMap { if case .unusable(let why) = $0 { return why } else { return nil } }
+            return .unusable("the OCSP response holds \(answers.count) answers for the certificate that disagree (\(why.joined(separator: "; "))): ambiguous")
+        }
+        return answers[0]
+    }
+
+    /// What one SingleResponse says, once its time is checked.
+    private func answer(_ single: OCSPResponse.SingleResponse) -> RevocationAnswer {
         if let stale = clock.staleness(thisUpdate: single.thisUpdate, nextUpdate: single.nextUpdate) {
             return .unusable("the OCSP response is not current: \(stale)")
         }
@@ -66,6 +85,9 @@ struct OCSPJudge<Backend: TrustBackend> {
         guard delegate.extendedKeyUsage?.contains(RevocationOID.ocspSigning) ?? false else {
             return .failure(SignerProblemText("is signed by '\(delegate.subject)', whose certificate lacks id-kp-OCSPSigning"))
         }
+        if let ku = delegate.keyUsage, !ku.contains(.digitalSignature) {
+            return .failure(SignerProblemText("is signed by '\(delegate.subject)', whose keyUsage does not allow digitalSignature (RFC 5280 §4.2.1.3)"))
+        }
         if clock.date < delegate.notValidBefore || clock.date > delegate.notValidAfter {
             return .failure(SignerProblemText("is signed by '\(delegate.subject)', whose certificate is not valid now"))
         }
@@ -80,13 +102,11 @@ struct OCSPJudge<Backend: TrustBackend> {
         if !delegate.hasOCSPNoCheck {
             // RFC 6960 §4.2.2.2.1: without nocheck the responder's own status must be checked; the
             // engine consults the CRLs it was given (one level, no OCSP about OCSP).
-            let judge = CRLJudge(backend: backend, clock: clock)
+            let algorithm = CRLStatusAlgorithm(backend: backend, clock: clock, signers: nil)
             var known = false
-            for crl in crls {
-                if case .status(let status, _, _, _) = try judge.judge(crl, for: delegate, issuer: issuer, meter: &meter) {
-                    if status == .revoked { return .failure(SignerProblemText("is signed by '\(delegate.subject)', a revoked responder")) }
-                    known = true
-                }
+            if case .status(let status, _, _, _) = try algorithm.status(of: delegate, issuer: issuer, crls: crls, meter: &meter).answer {
+                if status == .revoked { return .failure(SignerProblemText("is signed by '\(delegate.subject)', a revoked responder")) }
+                known = true
             }
             if !known && mode == .hard {
                 return .failure(SignerProblemText("is signed by '\(delegate.subject)', a responder without id-pkix-ocsp-nocheck whose own status is unknown"))

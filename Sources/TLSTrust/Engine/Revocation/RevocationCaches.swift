@@ -28,7 +28,7 @@ final class RevocationAnswerCache: Sendable {
     private struct OCSPKey: Hashable { let issuerKey: [UInt8]; let serial: [UInt8] }
     private struct State {
         var ocsp: [OCSPKey: (OCSPResponse, Date)] = [:]
-        var crls: [String: (CertificateRevocationList, Date)] = [:]
+        var crls: [String: ([CertificateRevocationList], Date)] = [:]
     }
     private let state = Locked(State())
 
@@ -46,11 +46,13 @@ final class RevocationAnswerCache: Sendable {
         }
     }
 
-    func insert(_ crl: CertificateRevocationList, from url: String) {
-        let until = Self.expiry(thisUpdate: crl.thisUpdate, nextUpdate: crl.nextUpdate)
+    /// Keeps the CRLs fetched from `url` that answered (a complete CRL and its delta, or the
+    /// partitions that together cover every reason), until the first of them is due again.
+    func insert(_ crls: [CertificateRevocationList], from url: String) {
+        guard let until = crls.map({ Self.expiry(thisUpdate: $0.thisUpdate, nextUpdate: $0.nextUpdate) }).min() else { return }
         state.withLock { s in
             if s.crls.count >= Self.capacity, let victim = s.crls.min(by: { $0.value.1 < $1.value.1 })?.key { s.crls[victim] = nil }
-            s.crls[url] = (crl, until)
+            s.crls[url] = (Array(crls.prefix(8)), until)
         }
     }
 
@@ -68,7 +70,7 @@ final class RevocationAnswerCache: Sendable {
         let urls = certificate.revocationPointers.crlDistributionPoints.flatMap(\.httpURLs)
         guard !urls.isEmpty else { return [] }
         return state.withLock { s in
-            urls.compactMap { url in s.crls[url].flatMap { date <= $0.1 ? $0.0 : nil } }
+            urls.flatMap { url in s.crls[url].map { date <= $0.1 ? $0.0 : [] } ?? [] }
         }
     }
 

@@ -7,20 +7,29 @@ import Foundation
 /// asked. A usable answer that says revoked always wins; a revoked certificate rejects the path,
 /// and the ``PathBuilder`` goes on to the next candidate path.
 ///
+/// CRLs are judged together, as RFC 5280 §6.3.3 does (``CRLStatusAlgorithm``): complete and delta
+/// CRLs, partitions by distribution point and by reason, indirect CRLs, and CRLs signed by a
+/// separate CRL signer whose path the engine validates (``CRLSignerPaths``).
+///
 /// Under soft-fail a certificate with no usable answer is judged without one (and recorded);
-/// under hard-fail it rejects the path. Every signature check is paid from the evaluation's
-/// budget; fetching is bounded by ``RevocationFetchBudget``.
+/// under hard-fail it rejects the path. Every signature check on what the app or the handshake
+/// gave is paid from the evaluation's budget; what a fetch brings is paid from the fetch budget's
+/// own (``RevocationFetchBudget``), and once that is spent the network counts as "no answer" —
+/// so a distribution point serving a hundred forged CRLs cannot turn soft-fail into a refusal.
 struct RevocationChecker<Backend: TrustBackend> {
     let inputs: RevocationInputs
     let backend: Backend
     let date: Date
     let fetchBudget: RevocationFetchBudget
+    /// The evaluation's request, for the paths of separate CRL signers (nil: not built).
+    let request: TrustEvaluationRequest?
 
-    init(inputs: RevocationInputs, backend: Backend, date: Date) {
+    init(inputs: RevocationInputs, backend: Backend, date: Date, request: TrustEvaluationRequest? = nil) {
         self.inputs = inputs
         self.backend = backend
         self.date = date
         self.fetchBudget = RevocationFetchBudget()
+        self.request = request
     }
 
     private var policy: RevocationPolicy { inputs.policy }
@@ -32,8 +41,9 @@ struct RevocationChecker<Backend: TrustBackend> {
         let last = policy.scope == .leafOnly ? 1 : path.count - 1
         var failures: [TrustFailure] = []
         var records: [CertificateRevocationStatus] = []
+        let crlAlgorithm = CRLStatusAlgorithm(backend: backend, clock: clock, signers: signers(anchor: path[path.count - 1]))
         for index in 0..<last {
-            let record = try status(of: path[index], issuer: path[index + 1], index: index, meter: &meter)
+            let record = try status(of: path[index], issuer: path[index + 1], index: index, crlAlgorithm: crlAlgorithm, meter: &meter)
             records.append(record)
             switch record.status {
             case .revoked:
@@ -48,14 +58,19 @@ struct RevocationChecker<Backend: TrustBackend> {
         return (failures, records)
     }
 
+    private func signers(anchor: Certificate) -> CRLSignerPaths<Backend>? {
+        guard inputs.buildsCRLSignerPaths, let request else { return nil }
+        return CRLSignerPaths(request: request, backend: backend, anchor: anchor)
+    }
+
     private typealias Candidate = (answer: RevocationAnswer, source: CertificateRevocationStatus.Source)
 
-    private func status(of certificate: Certificate, issuer: Certificate, index: Int,
+    private func status(of certificate: Certificate, issuer: Certificate, index: Int, crlAlgorithm: CRLStatusAlgorithm<Backend>,
                         meter: inout BudgetMeter) throws -> CertificateRevocationStatus {
         var notes: [String] = []
         var good: (CertificateRevocationStatus.Source, String)?
         // Every answer at hand is judged: one that says revoked must never hide behind one that says good.
-        for (answer, source) in try answersAtHand(for: certificate, issuer: issuer, meter: &meter) {
+        for (answer, source) in try answersAtHand(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, meter: &meter) {
             switch answer {
             case .status(.revoked, let at, let reason, let detail):
                 return CertificateRevocationStatus(certificateIndex: index, status: .revoked, source: source,
@@ -72,7 +87,7 @@ struct RevocationChecker<Backend: TrustBackend> {
             return CertificateRevocationStatus(certificateIndex: index, status: .good, source: source,
                                                revocationDate: nil, reason: nil, detail: detail)
         }
-        if let fetched = try fetch(for: certificate, issuer: issuer, notes: &notes, meter: &meter) {
+        if let fetched = try fetch(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, notes: &notes) {
             let (answer, source) = fetched
             if case .status(let status, let at, let reason, let detail) = answer {
                 return CertificateRevocationStatus(certificateIndex: index, status: status, source: source,
@@ -85,12 +100,11 @@ struct RevocationChecker<Backend: TrustBackend> {
     }
 
     /// Stapled, given and cached answers, in the policy's order of preference.
-    private func answersAtHand(for certificate: Certificate, issuer: Certificate,
+    private func answersAtHand(for certificate: Certificate, issuer: Certificate, crlAlgorithm: CRLStatusAlgorithm<Backend>,
                                meter: inout BudgetMeter) throws -> [Candidate] {
         var ocsp: [Candidate] = []
         var crl: [Candidate] = []
         let judgeOCSP = OCSPJudge(backend: backend, clock: clock, crls: inputs.crls, mode: policy.mode)
-        let judgeCRL = CRLJudge(backend: backend, clock: clock)
         if policy.methods.contains(.ocsp) {
             for (bytes, source) in inputs.stapledOCSPResponses.map({ ($0, CertificateRevocationStatus.Source.stapledOCSPResponse) })
                 + inputs.ocspResponses.map({ ($0, .ocspResponse) }) {
@@ -108,19 +122,18 @@ struct RevocationChecker<Backend: TrustBackend> {
             }
         }
         if policy.methods.contains(.crl) {
-            for list in inputs.crls {
-                crl.append((try judgeCRL.judge(list, for: certificate, issuer: issuer, meter: &meter), .crl))
-            }
-            for list in RevocationAnswerCache.shared.crls(for: certificate, at: date) {
-                crl.append((try judgeCRL.judge(list, for: certificate, issuer: issuer, meter: &meter), .cachedCRL))
-            }
+            let cached = RevocationAnswerCache.shared.crls(for: certificate, at: date)
+            let outcome = try crlAlgorithm.status(of: certificate, issuer: issuer, crls: inputs.crls + cached, meter: &meter)
+            let fromCache = outcome.used.contains { used in cached.contains(used) && !inputs.crls.contains(used) }
+            crl.append((outcome.answer, fromCache ? .cachedCRL : .crl))
         }
         return policy.prefersCRL ? crl + ocsp : ocsp + crl
     }
 
-    /// Asks the network, when allowed, until one usable answer comes back.
-    private func fetch(for certificate: Certificate, issuer: Certificate, notes: inout [String],
-                       meter: inout BudgetMeter) throws -> Candidate? {
+    /// Asks the network, when allowed, until one usable answer comes back. Everything a fetch
+    /// brings is paid from the fetch budget's meter; once it is spent the network is "no answer".
+    private func fetch(for certificate: Certificate, issuer: Certificate, crlAlgorithm: CRLStatusAlgorithm<Backend>,
+                       notes: inout [String]) throws -> Candidate? {
         guard policy.allowsNetworkFetch else { return nil }
         guard let fetcher = inputs.fetcher else {
             notes.append("fetching is allowed but no fetcher is configured")
@@ -128,7 +141,7 @@ struct RevocationChecker<Backend: TrustBackend> {
         }
         let pointers = certificate.revocationPointers
         let ocspURLs = policy.methods.contains(.ocsp) ? pointers.ocspResponders : []
-        let crlURLs = policy.methods.contains(.crl) ? pointers.crlDistributionPoints.filter { !$0.hasCRLIssuer && !$0.hasReasons }.flatMap(\.fullName).compactMap { name -> String? in
+        let crlURLs = policy.methods.contains(.crl) ? pointers.crlDistributionPoints.flatMap(\.fullName).compactMap { name -> String? in
             if case .uniformResourceIdentifier(let uri) = name { return uri }
             return nil
         } : []
@@ -140,44 +153,53 @@ struct RevocationChecker<Backend: TrustBackend> {
                 notes.append("the fetch budget is spent (\(RevocationFetchBudget.maximumFetches) fetches, \(RevocationFetchBudget.totalTime))")
                 return nil
             }
-            switch ask {
-            case .ocsp(let url):
-                let request = OCSPRequest(certificate: certificate, issuer: issuer)
-                do {
-                    let bytes = try fetcher.fetchOCSPResponse(request: request.derEncoded, responderURL: url, deadline: deadline)
-                    let response = try OCSPResponse(derEncoded: bytes)
-                    let judge = OCSPJudge(backend: backend, clock: clock, crls: inputs.crls, mode: policy.mode)
-                    let answer = try judge.judge(response, for: certificate, issuer: issuer, expectedNonce: request.nonce, meter: &meter)
-                    switch answer {
-                    case .status:
-                        RevocationAnswerCache.shared.insert(response, for: certificate, issuer: issuer)
-                        return (answer, .fetchedOCSPResponse)
-                    case .unusable(let why): notes.append("fetched from \(url): \(why)")
-                    case .notApplicable: notes.append("fetched from \(url): the response is about another certificate")
-                    }
-                } catch let exhausted as BudgetMeter.Exhausted {
-                    throw exhausted
-                } catch {
-                    notes.append("OCSP fetch from \(url) failed: \(error)")
-                }
-            case .crl(let url):
-                do {
-                    let bytes = try fetcher.fetchCRL(from: url, deadline: deadline)
-                    for list in try CertificateRevocationList.crls(pemOrDER: bytes) {
-                        let answer = try CRLJudge(backend: backend, clock: clock).judge(list, for: certificate, issuer: issuer, meter: &meter)
+            do {
+                switch ask {
+                case .ocsp(let url):
+                    let request = OCSPRequest(certificate: certificate, issuer: issuer)
+                    do {
+                        let bytes = try fetcher.fetchOCSPResponse(request: request.derEncoded, responderURL: url, deadline: deadline)
+                        let response = try OCSPResponse(derEncoded: bytes)
+                        let judge = OCSPJudge(backend: backend, clock: clock, crls: inputs.crls, mode: policy.mode)
+                        let answer = try fetchBudget.spending { try judge.judge(response, for: certificate, issuer: issuer, expectedNonce: request.nonce, meter: &$0) }
                         switch answer {
                         case .status:
-                            RevocationAnswerCache.shared.insert(list, from: url)
-                            return (answer, .fetchedCRL)
+                            RevocationAnswerCache.shared.insert(response, for: certificate, issuer: issuer)
+                            return (answer, .fetchedOCSPResponse)
                         case .unusable(let why): notes.append("fetched from \(url): \(why)")
-                        case .notApplicable: notes.append("fetched from \(url): the CRL does not cover this certificate")
+                        case .notApplicable: notes.append("fetched from \(url): the response is about another certificate")
                         }
+                    } catch let exhausted as BudgetMeter.Exhausted {
+                        throw exhausted
+                    } catch {
+                        notes.append("OCSP fetch from \(url) failed: \(error)")
                     }
-                } catch let exhausted as BudgetMeter.Exhausted {
-                    throw exhausted
-                } catch {
-                    notes.append("CRL fetch from \(url) failed: \(error)")
+                case .crl(let url):
+                    do {
+                        let bytes = try fetcher.fetchCRL(from: url, deadline: deadline)
+                        // Every CRL the point serves is judged, together with those at hand (a
+                        // fetched delta applies over a given base, and the reverse).
+                        let fetched = try CertificateRevocationList.crls(pemOrDER: bytes)
+                        let outcome = try fetchBudget.spending {
+                            try crlAlgorithm.status(of: certificate, issuer: issuer, crls: fetched + inputs.crls, meter: &$0)
+                        }
+                        switch outcome.answer {
+                        case .status:
+                            let kept = outcome.used.filter(fetched.contains)
+                            if !kept.isEmpty { RevocationAnswerCache.shared.insert(kept, from: url) }
+                            return (outcome.answer, .fetchedCRL)
+                        case .unusable(let why): notes.append("fetched from \(url): \(why)")
+                        case .notApplicable: notes.append("fetched from \(url): no CRL served there covers this certificate")
+                        }
+                    } catch let exhausted as BudgetMeter.Exhausted {
+                        throw exhausted
+                    } catch {
+                        notes.append("CRL fetch from \(url) failed: \(error)")
+                    }
                 }
+            } catch let exhausted as BudgetMeter.Exhausted {
+                notes.append("what the network brought spent the fetch budget (\(exhausted)): it counts as no answer")
+                return nil
             }
         }
         return nil
@@ -188,15 +210,22 @@ struct RevocationChecker<Backend: TrustBackend> {
 private enum FetchTarget { case ocsp(String), crl(String) }
 
 /// How much one evaluation may fetch: a few requests, and a deadline for all of them, so that a
-/// chain naming a hundred slow responders cannot hold an evaluation for long.
+/// chain naming a hundred slow responders cannot hold an evaluation for long — and a validation
+/// budget of its own for what the fetches bring (signatures of fetched CRLs and OCSP responses,
+/// their signers' paths), so that hostile answers from the network spend this budget, never the
+/// evaluation's.
 final class RevocationFetchBudget: @unchecked Sendable {
     static let maximumFetches = 6
     static let totalTime: Duration = .seconds(10)
     static let perFetch: Duration = .seconds(5)
+    /// The work what the network brings may cost, over every fetch of one evaluation.
+    static let work = ValidationBudget(signatureChecks: 16, pathBuildingSteps: 2_000, nameConstraintComparisons: 25_000,
+                                       policyGraphOperations: 10_000)
 
     // One evaluation runs on one thread; the budget never crosses threads.
     private var remaining = RevocationFetchBudget.maximumFetches
     private var end: ContinuousClock.Instant?
+    private var meter = BudgetMeter(RevocationFetchBudget.work)
 
     /// The deadline for one more fetch, or nil when the budget is spent.
     func take() -> ContinuousClock.Instant? {
@@ -205,5 +234,10 @@ final class RevocationFetchBudget: @unchecked Sendable {
         guard remaining > 0, let end, now < end else { return nil }
         remaining -= 1
         return min(end, now + Self.perFetch)
+    }
+
+    /// Runs `body` on the fetch budget's meter; throws ``BudgetMeter/Exhausted`` once it is spent.
+    func spending<T>(_ body: (inout BudgetMeter) throws -> T) throws -> T {
+        try body(&meter)
     }
 }

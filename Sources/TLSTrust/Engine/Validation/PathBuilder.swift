@@ -50,7 +50,7 @@ struct PathBuilder<Backend: TrustBackend> {
             by: { $0.subject.normalized })
         self.validator = PathValidator(request: request)
         self.revocation = request.revocation.policy.isEnabled
-            ? RevocationChecker(inputs: request.revocation, backend: backend, date: request.verificationDate) : nil
+            ? RevocationChecker(inputs: request.revocation, backend: backend, date: request.verificationDate, request: request) : nil
         self.maximumPathLength = budget.maximumPathLength
     }
 

@@ -2,9 +2,12 @@ import Foundation
 
 /// A certificate revocation list (RFC 5280 §5), read strictly.
 ///
-/// Parsing refuses what is not a well-formed DER CRL (`.malformedCertificate`). A well-formed CRL
-/// that the engine must not rely on is still read, and says why in ``unusableReason``: a missing
-/// or critical cRLNumber, a delta CRL, an indirect CRL, one partitioned by reasons, or a critical
+/// Parsing refuses what is not a well-formed DER CRL (`.malformedCertificate`). Every field of
+/// RFC 5280 §5 that bears on a certificate's status is read — the issuingDistributionPoint with
+/// its name (full or relative), reasons and indirectCRL flag, the deltaCRLIndicator, entries'
+/// certificateIssuer — and used by the engine's §6.3 processing. A well-formed CRL that the
+/// engine must not rely on is still read, and says why in ``unusableReason``: a missing or
+/// critical cRLNumber, a certificateIssuer entry in a CRL that is not indirect, or a critical
 /// CRL or entry extension the core does not process. The engine then treats it as no answer,
 /// which under hard-fail means not trusted — fail closed, never "not listed, so good".
 /// Whether it was signed by the right CA, and whether it is current, is decided when it is used
@@ -18,21 +21,36 @@ import Foundation
 public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvertible {
     /// One revoked certificate.
     public struct Entry: Sendable, Hashable {
-        /// The serial number's content octets, as ``Certificate/serialNumber``.
+        /// The serial number's value, as minimal content octets (a non-minimal `00 10 02` reads as
+        /// `10 02`): entries are matched by INTEGER value.
         public let serialNumber: [UInt8]
         public let revocationDate: Date
         /// The reasonCode entry extension, when present.
         public let reason: RevocationReason?
         /// The invalidityDate entry extension, when present.
         public let invalidityDate: Date?
+        /// Who issued the revoked certificate, in an indirect CRL: the last certificateIssuer entry
+        /// extension at or before this entry, else the CRL's issuer (RFC 5280 §5.3.3). Nil in a
+        /// CRL that is not indirect (the CRL's issuer).
+        public let certificateIssuer: [GeneralName]?
     }
 
     /// The issuingDistributionPoint extension (RFC 5280 §5.2.5): which certificates the CRL covers.
     public struct IssuingDistributionPoint: Sendable, Hashable {
-        public let fullName: [GeneralName]
+        /// `distributionPoint`, when present (full or relative to the CRL's issuer).
+        public let distributionPoint: DistributionPointName?
+        /// `onlySomeReasons`: the reasons this CRL covers; nil means all of them.
+        public let onlySomeReasons: ReasonFlags?
+        /// The encoded extension value, compared whole between a delta CRL and its base (§6.3.3 (c)).
+        let encoded: [UInt8]
+        /// The fullName GeneralNames, when the point is named that way.
+        public var fullName: [GeneralName] {
+            if case .fullName(let names) = distributionPoint { return names }
+            return []
+        }
+        public var hasOnlySomeReasons: Bool { onlySomeReasons != nil }
         public let onlyContainsUserCerts: Bool
         public let onlyContainsCACerts: Bool
-        public let hasOnlySomeReasons: Bool
         public let isIndirect: Bool
         public let onlyContainsAttributeCerts: Bool
     }
@@ -47,11 +65,18 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
     /// The cRLNumber, as content octets, when present.
     public let crlNumber: [UInt8]?
     public let issuingDistributionPoint: IssuingDistributionPoint?
+    /// The deltaCRLIndicator's BaseCRLNumber (content octets) when this is a delta CRL (§5.2.4).
+    public let deltaBaseCRLNumber: [UInt8]?
+    /// The authorityKeyIdentifier's keyIdentifier, when present.
+    public let authorityKeyIdentifier: [UInt8]?
+    /// Whether this is a delta CRL, to be applied over a complete one (§5.2.4, §6.3.3 (c)).
+    public var isDelta: Bool { deltaBaseCRLNumber != nil }
     /// The revoked certificates, in the order listed.
     public let entries: [Entry]
     /// Why the engine will not use this CRL, or nil when it may.
     public let unusableReason: String?
-    let entryIndexBySerial: [[UInt8]: Int]
+    /// Entries by minimal serial value (an indirect CRL may list one serial for several issuers).
+    let entryIndexBySerial: [[UInt8]: [Int]]
     let tbsRange: Range<Int>
     let signatureRange: Range<Int>
     let signatureScheme: SignatureScheme?
@@ -90,22 +115,15 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
             }
             var problems: [String] = []
             var entries: [Entry] = []
-            var index: [[UInt8]: Int] = [:]
+            var index: [[UInt8]: [Int]] = [:]
+            var revokedNode: DERNode?
             if let revoked = try t.readOptional(DERTag.sequence) {
-                var r = DERReader(der, contentsOf: revoked)
-                guard !r.isAtEnd else { throw DERError(description: "an empty revokedCertificates must be omitted") }
-                while !r.isAtEnd {
-                    guard entries.count < Self.maximumEntries else {
-                        throw TLSTrustError(.limitExceeded, "CRL of \(issuer) has more than \(Self.maximumEntries) entries: refused")
-                    }
-                    let entry = try Self.entry(der, try r.read(DERTag.sequence, "revoked certificate"), version: version, problems: &problems)
-                    // A serial listed twice keeps its first entry: listed is listed.
-                    if index[entry.serialNumber] == nil { index[entry.serialNumber] = entries.count }
-                    entries.append(entry)
-                }
+                revokedNode = revoked
             }
             var crlNumber: [UInt8]?
             var idp: IssuingDistributionPoint?
+            var deltaBase: [UInt8]?
+            var aki: [UInt8]?
             if let explicit = try t.readOptional(DERTag.contextSpecific(0, constructed: true)) {
                 guard version == 2 else { throw DERError(description: "crlExtensions in a v1 CRL") }
                 var x = DERReader(der, contentsOf: explicit)
@@ -122,9 +140,18 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
                     case RevocationOID.issuingDistributionPoint:
                         idp = try Self.issuingDistributionPoint(der, try v.read(DERTag.sequence, "IssuingDistributionPoint"))
                     case RevocationOID.deltaCRLIndicator:
-                        problems.append("it is a delta CRL (only complete CRLs are used)")
+                        let base = try v.read(DERTag.integer, "BaseCRLNumber")
+                        guard !base.contents.isEmpty, der[base.contents.lowerBound] & 0x80 == 0, base.contents.count <= 21 else {
+                            throw DERError(description: "BaseCRLNumber is negative or longer than 20 octets")
+                        }
+                        deltaBase = Array(der[base.contents])
+                        if !critical { problems.append("its deltaCRLIndicator is not critical (RFC 5280 §5.2.4: MUST be critical)") }
+                    case ExtensionOID.authorityKeyIdentifier:
+                        var a = DERReader(der, contentsOf: try v.read(DERTag.sequence, "AuthorityKeyIdentifier"))
+                        if let id = try a.readOptional(DERTag.contextSpecific(0, constructed: false)) { aki = Array(der[id.contents]) }
+                        if critical { problems.append("CRL extension \(oid) is critical (MUST be non-critical)") }
                         return
-                    case ExtensionOID.authorityKeyIdentifier, RevocationOID.freshestCRL, ExtensionOID.authorityInfoAccess:
+                    case RevocationOID.freshestCRL, ExtensionOID.authorityInfoAccess:
                         if critical { problems.append("CRL extension \(oid) is critical and not processed") }
                         return
                     default:
@@ -136,16 +163,34 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
                 guard x.isAtEnd else { throw DERError(description: "extra bytes after crlExtensions") }
             }
             guard t.isAtEnd else { throw DERError(description: "extra fields in TBSCertList") }
+            if let revoked = revokedNode {
+                var r = DERReader(der, contentsOf: revoked)
+                guard !r.isAtEnd else { throw DERError(description: "an empty revokedCertificates must be omitted") }
+                let indirect = idp?.isIndirect ?? false
+                // §5.3.3: in an indirect CRL the first entries are the CRL issuer's, until a
+                // certificateIssuer extension names another; it holds for the entries after it.
+                var currentIssuer: [GeneralName]? = indirect ? [.directoryName(issuer)] : nil
+                while !r.isAtEnd {
+                    guard entries.count < Self.maximumEntries else {
+                        throw TLSTrustError(.limitExceeded, "CRL of \(issuer) has more than \(Self.maximumEntries) entries: refused")
+                    }
+                    let entry = try Self.entry(der, try r.read(DERTag.sequence, "revoked certificate"), version: version,
+                                               indirect: indirect, currentIssuer: &currentIssuer, problems: &problems)
+                    index[entry.serialNumber, default: []].append(entries.count)
+                    entries.append(entry)
+                }
+            }
             if crlNumber == nil { problems.append("it has no cRLNumber (RFC 5280 §5.2.3: MUST be present)") }
             if nextUpdate == nil { problems.append("it has no nextUpdate (RFC 5280 §5.1.2.5: MUST be present)") }
-            if let idp {
-                if idp.isIndirect { problems.append("it is an indirect CRL (not supported)") }
-                if idp.hasOnlySomeReasons { problems.append("it covers only some reasons (not a complete CRL)") }
-                if idp.onlyContainsAttributeCerts { problems.append("it covers attribute certificates only") }
+            if let idp, idp.onlyContainsAttributeCerts { problems.append("it covers attribute certificates only") }
+            if deltaBase == nil, entries.contains(where: { $0.reason == .removeFromCRL }) {
+                problems.append("an entry says removeFromCRL, which only a delta CRL may (RFC 5280 §5.3.1)")
             }
             self.derEncoded = der
             self.crlNumber = crlNumber
             self.issuingDistributionPoint = idp
+            self.deltaBaseCRLNumber = deltaBase
+            self.authorityKeyIdentifier = aki
             self.entries = entries
             self.entryIndexBySerial = index
             self.unusableReason = problems.first
@@ -157,7 +202,8 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
         }
     }
 
-    private static func entry(_ der: [UInt8], _ node: DERNode, version: Int, problems: inout [String]) throws -> Entry {
+    private static func entry(_ der: [UInt8], _ node: DERNode, version: Int, indirect: Bool, currentIssuer: inout [GeneralName]?,
+                              problems: inout [String]) throws -> Entry {
         var e = DERReader(der, contentsOf: node)
         let serial = try e.read(DERTag.integer, "userCertificate")
         guard !serial.contents.isEmpty else { throw DERError(description: "empty serial number") }
@@ -171,11 +217,17 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
                 switch oid {
                 case RevocationOID.reasonCode:
                     reason = try RevocationReason.read(der, try v.readAny())
-                    if reason == .removeFromCRL { problems.append("an entry says removeFromCRL, which only a delta CRL may") }
                 case RevocationOID.invalidityDate:
                     invalidity = try OCSPResponse.generalizedTime(der, try v.readAny())
                 case RevocationOID.certificateIssuer:
-                    problems.append("an entry names a certificateIssuer (an indirect CRL, not supported)")
+                    let names = try GeneralName.parseSequence(der, try v.read(DERTag.sequence, "CertificateIssuer"))
+                    guard !names.isEmpty else { throw DERError(description: "empty certificateIssuer") }
+                    if indirect {
+                        currentIssuer = names
+                    } else {
+                        problems.append("an entry names a certificateIssuer but the CRL is not indirect (RFC 5280 §5.3.3)")
+                    }
+                    guard v.isAtEnd else { throw DERError(description: "trailing data in CRL entry extension \(oid)") }
                     return
                 default:
                     if critical { problems.append("CRL entry extension \(oid) is critical and not processed") }
@@ -186,14 +238,15 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
             }
         }
         guard e.isAtEnd else { throw DERError(description: "extra fields in a CRL entry") }
-        return Entry(serialNumber: Array(der[serial.contents]), revocationDate: date, reason: reason, invalidityDate: invalidity)
+        return Entry(serialNumber: IntegerValue.minimal(Array(der[serial.contents])), revocationDate: date, reason: reason,
+                     invalidityDate: invalidity, certificateIssuer: currentIssuer)
     }
 
     private static func issuingDistributionPoint(_ der: [UInt8], _ node: DERNode) throws -> IssuingDistributionPoint {
         var r = DERReader(der, contentsOf: node)
-        var fullName: [GeneralName] = []
+        var name: DistributionPointName?
         if let explicit = try r.readOptional(DERTag.contextSpecific(0, constructed: true)) {
-            fullName = try RevocationPointers.distributionPointName(der, explicit).full
+            name = try DistributionPointName.read(der, explicit)
         }
         func flag(_ n: UInt8) throws -> Bool {
             guard let node = try r.readOptional(DERTag.contextSpecific(n, constructed: false)) else { return false }
@@ -204,15 +257,16 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
         }
         let user = try flag(1)
         let ca = try flag(2)
-        let someReasons = try r.readOptional(DERTag.contextSpecific(3, constructed: false)) != nil
+        let someReasons = try r.readOptional(DERTag.contextSpecific(3, constructed: false)).map { try ReasonFlags.read(der, $0) }
         let indirect = try flag(4)
         let attribute = try flag(5)
         guard r.isAtEnd else { throw DERError(description: "extra fields in IssuingDistributionPoint") }
         guard [user, ca, attribute].filter({ $0 }).count <= 1 else {
             throw DERError(description: "issuingDistributionPoint asserts more than one of onlyContainsUserCerts, CACerts, AttributeCerts")
         }
-        return IssuingDistributionPoint(fullName: fullName, onlyContainsUserCerts: user, onlyContainsCACerts: ca,
-                                        hasOnlySomeReasons: someReasons, isIndirect: indirect, onlyContainsAttributeCerts: attribute)
+        return IssuingDistributionPoint(distributionPoint: name, onlySomeReasons: someReasons, encoded: Array(der[node.encoded]),
+                                        onlyContainsUserCerts: user, onlyContainsCACerts: ca,
+                                        isIndirect: indirect, onlyContainsAttributeCerts: attribute)
     }
 
     /// Reads every CRL in DER or PEM (`-----BEGIN X509 CRL-----`) input.
@@ -223,13 +277,25 @@ public struct CertificateRevocationList: Sendable, Hashable, CustomStringConvert
         return try blocks.map { try CertificateRevocationList(derEncoded: $0.der) }
     }
 
-    /// The entry listing `certificate`'s serial number, if any (a hash lookup).
+    /// The entry listing `certificate`, if any (a hash lookup): its serial number by INTEGER value
+    /// and, in an indirect CRL, its issuer among the entry's certificate issuer names. A serial
+    /// listed twice answers with its first entry: listed is listed.
     public func entry(for certificate: Certificate) -> Entry? {
-        entryIndexBySerial[certificate.serialNumber].map { entries[$0] }
+        guard let indices = entryIndexBySerial[IntegerValue.minimal(certificate.serialNumber)] else { return nil }
+        let issuer = GeneralName.directoryName(certificate.issuer)
+        for i in indices {
+            guard let names = entries[i].certificateIssuer else {
+                // A CRL that is not indirect lists only its own issuer's certificates.
+                if certificate.issuer.normalized == self.issuer.normalized { return entries[i] }
+                continue
+            }
+            if names.contains(where: { $0.isSameName(as: issuer) }) { return entries[i] }
+        }
+        return nil
     }
 
-    /// Whether `certificate`'s serial number is listed.
-    public func lists(_ certificate: Certificate) -> Bool { entryIndexBySerial[certificate.serialNumber] != nil }
+    /// Whether `certificate` is listed.
+    public func lists(_ certificate: Certificate) -> Bool { entry(for: certificate) != nil }
 
     /// Whether this CRL is current at `date` (thisUpdate ≤ date ≤ nextUpdate).
     public func isCurrent(at date: Date) -> Bool {

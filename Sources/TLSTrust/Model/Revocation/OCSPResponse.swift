@@ -339,7 +339,7 @@ public struct OCSPCertID: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this CertID names `certificate` as issued by `issuer`.
     public func identifies(_ certificate: Certificate, issuedBy issuer: Certificate) -> Bool {
-        guard let hashAlgorithm, serialNumber == certificate.serialNumber else { return false }
+        guard let hashAlgorithm, IntegerValue.minimal(serialNumber) == IntegerValue.minimal(certificate.serialNumber) else { return false }
         let (name, key) = issuer.ocspIssuerHashes(hashAlgorithm)
         return issuerNameHash == name && issuerKeyHash == key
     }

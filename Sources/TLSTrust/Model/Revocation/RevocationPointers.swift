@@ -4,16 +4,37 @@
 /// Read by the certificate parser; used by the engine to match a CRL's issuingDistributionPoint
 /// and, only when the app allows network access, to fetch.
 public struct RevocationPointers: Sendable, Hashable {
-    /// One DistributionPoint.
+    /// One DistributionPoint: where a CRL is found (its name), which reasons that CRL covers,
+    /// and who issues it when not the certificate's issuer (RFC 5280 §4.2.1.13). Each field is
+    /// honoured when a CRL is judged (§6.3.3 (b), (d)).
     public struct DistributionPoint: Sendable, Hashable {
+        /// `distributionPoint`, when present.
+        public let name: DistributionPointName?
+        /// `reasons`: the reasons its CRL covers; nil means all of them.
+        public let reasons: ReasonFlags?
+        /// `cRLIssuer`: who issues its CRL (an indirect CRL); empty when the certificate's issuer does.
+        public let crlIssuer: [GeneralName]
+
+        public init(name: DistributionPointName?, reasons: ReasonFlags?, crlIssuer: [GeneralName]) {
+            self.name = name
+            self.reasons = reasons
+            self.crlIssuer = crlIssuer
+        }
+
         /// The fullName GeneralNames, when the point is named that way.
-        public let fullName: [GeneralName]
-        /// Whether the point is named relative to the CRL issuer (not matched by the engine).
-        public let isRelativeName: Bool
+        public var fullName: [GeneralName] {
+            if case .fullName(let names) = name { return names }
+            return []
+        }
+        /// Whether the point is named relative to the CRL issuer.
+        public var isRelativeName: Bool {
+            if case .relativeToCRLIssuer = name { return true }
+            return false
+        }
         /// Whether the point limits the reasons its CRL covers (a partitioned CRL).
-        public let hasReasons: Bool
+        public var hasReasons: Bool { reasons != nil }
         /// Whether another authority issues its CRL (an indirect CRL).
-        public let hasCRLIssuer: Bool
+        public var hasCRLIssuer: Bool { !crlIssuer.isEmpty }
 
         /// The HTTP URLs among the full names.
         public var httpURLs: [String] {
@@ -55,36 +76,17 @@ public struct RevocationPointers: Sendable, Hashable {
         guard !r.isAtEnd else { throw DERError(description: "empty cRLDistributionPoints") }
         while !r.isAtEnd {
             var p = DERReader(der, contentsOf: try r.read(DERTag.sequence, "DistributionPoint"))
-            var name: (full: [GeneralName], relative: Bool) = ([], false)
+            var name: DistributionPointName?
             if let explicit = try p.readOptional(DERTag.contextSpecific(0, constructed: true)) {
-                name = try Self.distributionPointName(der, explicit)
+                name = try DistributionPointName.read(der, explicit)
             }
-            let reasons = try p.readOptional(DERTag.contextSpecific(1, constructed: false)) != nil
-            let issuer = try p.readOptional(DERTag.contextSpecific(2, constructed: true)) != nil
+            let reasons = try p.readOptional(DERTag.contextSpecific(1, constructed: false)).map { try ReasonFlags.read(der, $0) }
+            let issuer = try p.readOptional(DERTag.contextSpecific(2, constructed: true)).map { try GeneralName.parseSequence(der, $0) } ?? []
             guard p.isAtEnd else { throw DERError(description: "extra fields in DistributionPoint") }
-            guard !name.full.isEmpty || name.relative || issuer else {
+            guard name != nil || !issuer.isEmpty else {
                 throw DERError(description: "a DistributionPoint with neither a name nor a cRLIssuer")
             }
-            crlDistributionPoints.append(DistributionPoint(fullName: name.full, isRelativeName: name.relative,
-                                                           hasReasons: reasons, hasCRLIssuer: issuer))
-        }
-    }
-
-    /// Reads the `[0] EXPLICIT DistributionPointName` wrapper's content: `fullName [0] IMPLICIT
-    /// GeneralNames` or `nameRelativeToCRLIssuer [1] IMPLICIT RelativeDistinguishedName`.
-    static func distributionPointName(_ der: [UInt8], _ explicit: DERNode) throws -> (full: [GeneralName], relative: Bool) {
-        var n = DERReader(der, contentsOf: explicit)
-        let choice = try n.readAny()
-        guard n.isAtEnd else { throw DERError(description: "extra bytes in DistributionPointName") }
-        switch choice.identifier {
-        case DERTag.contextSpecific(0, constructed: true):
-            let names = try GeneralName.parseSequence(der, choice)
-            guard !names.isEmpty else { throw DERError(description: "empty fullName") }
-            return (names, false)
-        case DERTag.contextSpecific(1, constructed: true):
-            return ([], true)
-        default:
-            throw DERError(description: "unknown DistributionPointName")
+            crlDistributionPoints.append(DistributionPoint(name: name, reasons: reasons, crlIssuer: issuer))
         }
     }
 }

@@ -6,7 +6,7 @@ import TLSTrustTesting
 // CRLs (RFC 5280 §5): the core's parser, then, when the bytes parse, the engine judging the CRL
 // for a fixed leaf (RevocationFuzzPKI: hard revocation for the leaf) on every backend — issuer
 // matching, the signature, the time window, critical extensions, the issuing distribution point,
-// entries and reasons — with one verdict required of all backends. Any outcome is fine but a
+// entries and reasons, delta and indirect CRLs, relative names and reason partitions — with one verdict required of all backends. Any outcome is fine but a
 // crash, a leak, a hang, a disagreement or trust without a good answer.
 
 nonisolated(unsafe) var pki: RevocationFuzzPKI?
@@ -28,6 +28,16 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
         ("idp-user-certs", try build { $0.issuingDistributionPoint = .init(uris: ["http://crl.example.com/ca.crl"], onlyContainsUserCerts: true) }),
         ("idp-ca-certs", try build { $0.issuingDistributionPoint = .init(onlyContainsCACerts: true) }),
         ("delta", try build { $0.deltaCRLIndicator = 1 }),
+        ("delta-revokes-leaf", try build { $0.deltaCRLIndicator = 1; $0.crlNumber = 2; $0.entries = [.init(h.leaf, reason: .keyCompromise)] }),
+        ("idp-relative-name", try build {
+            $0.issuingDistributionPoint = .init(distributionPoint: .relativeToCRLIssuer([.organizationalUnit("partition 1")]))
+        }),
+        ("idp-some-reasons", try build { $0.issuingDistributionPoint = .init(distributionPoint: nil, reasons: [.keyCompromise, .superseded]) }),
+        ("indirect-certificate-issuer", try build {
+            $0.issuingDistributionPoint = .init(distributionPoint: nil, indirectCRL: true)
+            $0.entries = [.init(serialNumber: [0x01, 0x02], certificateIssuer: [.dnsName("other.example")]),
+                          .init(serialNumber: [0x00, 0x7F])]
+        }),
         ("v1", try build { $0.version = nil; $0.crlNumber = nil }),
         ("no-next-update", try build { $0.nextUpdate = nil }),
         ("corrupt-signature", try build { $0.corruptsSignature = true }),

@@ -202,9 +202,9 @@ struct EngineRevocationTests {
         expectEngine(try f.trust(RevocationFixture.hardLeaf, crls: [remove]), .refused(.revocationStatusUnknown))
     }
 
-    @Test("CRL: every reason not to believe one", arguments: [
+    @Test("CRL: every reason not to believe one (or not to take it as a full answer)", arguments: [
         "wrong signer", "corrupt signature", "stale", "future", "no cRLNumber", "critical cRLNumber", "delta CRL",
-        "indirect", "only some reasons", "unknown critical extension", "critical entry extension", "certificateIssuer entry",
+        "only some reasons", "unknown critical extension", "critical entry extension", "certificateIssuer entry",
         "issuer without cRLSign",
     ])
     func unusableCRLs(_ name: String) throws {
@@ -221,7 +221,6 @@ struct EngineRevocationTests {
         case "critical cRLNumber":
             crl = try f.leafCRL { $0.crlNumber = nil; $0.extensions = [RawExtension(oid: "2.5.29.20", isCritical: true, valueDER: [0x02, 0x01, 0x05])] }
         case "delta CRL": crl = try f.leafCRL { $0.deltaCRLIndicator = 1 }
-        case "indirect": crl = try f.leafCRL { $0.issuingDistributionPoint = .init(indirectCRL: true) }
         case "only some reasons": crl = try f.leafCRL { $0.issuingDistributionPoint = .init(onlySomeReasons: [0x60]) }
         case "unknown critical extension": crl = try f.leafCRL { $0.extensions = [RawExtension(oid: "1.2.3.4.5", isCritical: true, valueDER: [0x05, 0x00])] }
         case "critical entry extension":
@@ -246,6 +245,11 @@ struct EngineRevocationTests {
 
         let caOnly = try f.leafCRL(revoking: [.init(f.leaf)]) { $0.issuingDistributionPoint = .init(onlyContainsCACerts: true) }
         expectEngine(try f.trust(RevocationFixture.hardLeaf, crls: [caOnly]), .refused(.revocationStatusUnknown), "CA-only CRL covers no leaf")
+        // An indirect CRL of the certificate's own issuer lists that issuer's certificates too
+        // (RFC 5280 §5.2.5): entries without certificateIssuer are its own.
+        let indirect = try f.leafCRL(revoking: [.init(f.leaf)]) { $0.issuingDistributionPoint = .init(indirectCRL: true) }
+        expectEngine(try f.trust(RevocationFixture.hardLeaf, crls: [indirect]), .refused(.revoked))
+        expectEngine(try f.trust(RevocationFixture.hardLeaf, crls: [try f.leafCRL { $0.issuingDistributionPoint = .init(indirectCRL: true) }]), .trusted)
         let userOnly = try f.leafCRL(revoking: [.init(f.leaf)]) { $0.issuingDistributionPoint = .init(onlyContainsUserCerts: true) }
         expectEngine(try f.trust(RevocationFixture.hardLeaf, crls: [userOnly]), .refused(.revoked))
 
