@@ -29,6 +29,7 @@ public let errSecInvalidRoot: OSStatus = -67612
 public let errSecIncompleteCertRevocationCheck: OSStatus = -67635
 public let errSecInvalidSignature: OSStatus = -67688
 public let errSecInvalidName: OSStatus = -67689
+public let errSecCertificateValidityPeriodTooLong: OSStatus = -67901
 public let errSecInvalidCertificateRef: OSStatus = -67690
 public let errSecUnsupportedKeySize: OSStatus = -67735
 public let errSecCertificateExpired: OSStatus = -67818
@@ -73,6 +74,7 @@ enum ErrorMessages {
         errSecIncompleteCertRevocationCheck: "An incomplete certificate revocation check occurred.",
         errSecInvalidSignature: "An invalid signature was encountered.",
         errSecInvalidName: "An invalid name was encountered.",
+        errSecCertificateValidityPeriodTooLong: "The validity period in the certificate exceeds the maximum allowed.",
         errSecInvalidCertificateRef: "An invalid certificate reference was encountered.",
         errSecUnsupportedKeySize: "The key size is not supported.",
         errSecCertificateExpired: "An expired certificate was detected.",

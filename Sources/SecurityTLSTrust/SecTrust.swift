@@ -188,6 +188,8 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
     static func status(for code: TrustFailureCode) -> OSStatus {
         switch code {
         case .expired, .notYetValid: errSecCertificateExpired        // Apple reports both as expired
+        // SecPolicyChecks.list: ValidityPeriodMaximums → errSecCertificateValidityPeriodTooLong.
+        case .validityPeriodTooLong: errSecCertificateValidityPeriodTooLong
         case .hostnameMismatch, .ipAddressMismatch: errSecHostNameMismatch
         case .emailAddressMismatch: errSecSMIMEEmailAddressesNotFound
         // Apple's policy checks fail a chain whose CAs' policy constraints are not met as not trusted.

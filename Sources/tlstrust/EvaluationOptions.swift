@@ -45,6 +45,12 @@ struct EvaluationOptions: ParsableArguments {
     @Flag(help: "initial-explicit-policy (RFC 5280 §6.1.1 (f)): the path must be valid for at least one policy of the initial set.")
     var requireExplicitPolicy = false
 
+    @Flag(help: "initial-policy-mapping-inhibit (RFC 5280 §6.1.1 (e)): policy mappings in the path are not honoured.")
+    var inhibitPolicyMapping = false
+
+    @Flag(help: "initial-any-policy-inhibit (RFC 5280 §6.1.1 (g)): anyPolicy asserted by a certificate is not honoured (but by self-issued intermediates).")
+    var inhibitAnyPolicy = false
+
     @Option(help: ArgumentHelp("The peer must be named by this rfc822Name in its subjectAltName (S/MIME-style). Not with --hostname.",
                                valueName: "ADDRESS"))
     var email: String?

@@ -1,7 +1,8 @@
 import ArgumentParser
 import TLSTrust
 
-/// `--policy`, `--require-explicit-policy`, `--email` and `--key-usage` (CLI-CONTRACT.md): checked
+/// `--policy`, `--require-explicit-policy`, `--inhibit-policy-mapping`, `--inhibit-any-policy`,
+/// `--email` and `--key-usage` (CLI-CONTRACT.md): checked
 /// at parse time, so that a malformed OID, an unknown key-usage name or `--email` with
 /// `--hostname` is bad usage (exit 2), never a verdict.
 extension EvaluationOptions {
@@ -20,9 +21,10 @@ extension EvaluationOptions {
     /// The policies these options add; the engine checks the address itself (an invalid one is exit 2).
     var identityAndPolicyOptions: [TrustPolicy] {
         var out: [TrustPolicy] = []
-        if !policyOIDs.isEmpty || requireExplicitPolicy {
+        if !policyOIDs.isEmpty || requireExplicitPolicy || inhibitPolicyMapping || inhibitAnyPolicy {
             out.append(.certificatePolicies(policyOIDs.isEmpty ? [CertificatePolicyInputs.anyPolicy] : Set(policyOIDs),
-                                            requireExplicitPolicy: requireExplicitPolicy))
+                                            requireExplicitPolicy: requireExplicitPolicy,
+                                            inhibitPolicyMapping: inhibitPolicyMapping, inhibitAnyPolicy: inhibitAnyPolicy))
         }
         if let email { out.append(.email(address: email)) }
         let usage = keyUsages.compactMap(KeyUsage.init(name:)).reduce(into: KeyUsage()) { $0.formUnion($1) }

@@ -3,7 +3,8 @@ import Testing
 import TLSTrust
 import TLSTrustTesting
 
-/// `--policy`, `--require-explicit-policy`, `--email` and `--key-usage` of `tlstrust evaluate`
+/// `--policy`, `--require-explicit-policy`, `--inhibit-policy-mapping`, `--inhibit-any-policy`,
+/// `--email` and `--key-usage` of `tlstrust evaluate`
 /// (and `compare`, which shares them), against `CLI-CONTRACT.md`.
 @Suite("tlstrust evaluate: certificate policies, e-mail, key usage")
 struct PolicyOptionsTests {
@@ -48,6 +49,44 @@ struct PolicyOptionsTests {
             let refused = try ToolRunner.run(good + ["--policy", Self.p2, "--require-explicit-policy", "--json"])
             refused.expectExit(1)
             #expect(try refused.jsonObject()["certificatePolicies"] is NSNull, "absent when not trusted: \(refused)")
+        }
+    }
+
+    /// An intermediate with `intermediateExtensions` over a leaf asserting `leafPolicy`.
+    static func policyChain(intermediateExtensions: [RawExtension], leafPolicy: String) throws -> TestHierarchy {
+        try TestHierarchy.make(customizeIntermediate: { $0.extensions = intermediateExtensions },
+                               customizeLeaf: { $0.extensions = [.certificatePolicies([leafPolicy])] })
+    }
+
+    @Test("--inhibit-policy-mapping: a mapping in the path no longer carries the caller's policy",
+          arguments: try ToolRunner.backendNames())
+    func inhibitPolicyMapping(backend: String) throws {
+        // The intermediate asserts P1 and maps it to P2, which the leaf asserts.
+        let pki = try Self.policyChain(intermediateExtensions: [.certificatePolicies([Self.p1]), .policyMappings([(Self.p1, Self.p2)])],
+                                       leafPolicy: Self.p2)
+        try withFixtures { files in
+            let common = ["evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
+                          "--anchors", try files.pem("anchors.pem", [pki.root]), "--policy", Self.p1, "--require-explicit-policy"]
+            try ToolRunner.run(common).expectTrusted()
+            try ToolRunner.run(common + ["--inhibit-policy-mapping"]).expectNotTrusted("certificatePolicyViolated")
+            // Without an explicit policy the path is valid for no policy, which is allowed.
+            try ToolRunner.run(Array(common.dropLast()) + ["--inhibit-policy-mapping"]).expectTrusted()
+        }
+    }
+
+    @Test("--inhibit-any-policy: an intermediate's anyPolicy no longer covers the leaf's policy",
+          arguments: try ToolRunner.backendNames())
+    func inhibitAnyPolicy(backend: String) throws {
+        let pki = try Self.policyChain(intermediateExtensions: [.certificatePolicies([CertificatePolicyInputs.anyPolicy])],
+                                       leafPolicy: Self.p1)
+        try withFixtures { files in
+            let common = ["evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
+                          "--anchors", try files.pem("anchors.pem", [pki.root]), "--policy", Self.p1, "--require-explicit-policy"]
+            try ToolRunner.run(common).expectTrusted()
+            try ToolRunner.run(common + ["--inhibit-any-policy"]).expectNotTrusted("certificatePolicyViolated")
+            let json = try ToolRunner.run(common + ["--inhibit-any-policy", "--json"])
+            json.expectExit(1)
+            #expect(try json.jsonObject()["certificatePolicies"] is NSNull, "absent when not trusted: \(json)")
         }
     }
 

@@ -57,6 +57,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
         case budgetExhausted, unsupported
         case certificatePolicyViolated, emailAddressMismatch
         case revocationStatusUnknown
+        case validityPeriodTooLong
     }
 
     let value: Value
@@ -102,6 +103,9 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
     public static let certificatePolicyViolated = Self(.certificatePolicyViolated)
     /// The leaf does not carry the requested e-mail address (``TrustPolicy/email(address:)``).
     public static let emailAddressMismatch = Self(.emailAddressMismatch)
+    /// The leaf's validity period is longer than the profile allows (``ValidationProfile/apple``:
+    /// trustd's maximums for TLS server certificates, 825 or 398 days).
+    public static let validityPeriodTooLong = Self(.validityPeriodTooLong)
     /// A certificate has been revoked.
     public static let revoked = Self(.revoked)
     /// Hard-fail revocation (``RevocationPolicy/Mode/hard``) found no usable answer for a
@@ -131,7 +135,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
             .unsupported, .malformedCertificate, .internalError, .invalidPolicy, .budgetExhausted, .badSignature, .weakAlgorithm,
             .unhandledCriticalExtension, .unknownIssuer, .untrustedRoot, .notCertificateAuthority,
             .invalidKeyUsage, .pathLengthExceeded, .chainTooLong, .nameConstraintsViolated, .certificatePolicyViolated,
-            .revoked, .revocationStatusUnknown, .expired, .notYetValid, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
+            .revoked, .revocationStatusUnknown, .expired, .notYetValid, .validityPeriodTooLong, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
             .emailAddressMismatch,
         ]
         return order.firstIndex(of: value) ?? order.count

@@ -115,6 +115,12 @@ enum DNSName {
 /// Used for one rule only: a wildcard never sits directly over a public suffix. Without the file
 /// the engine cannot know that `co.uk` is a suffix, so it fails closed: no wildcard name matches
 /// at all (``PublicSuffixListStatus`` reports it; `docs/validation.md` says so).
+///
+/// Both sections are read, the private one (`s3.amazonaws.com`, `github.io`) included: x509-limbo's
+/// `webpki::san::public-suffix-private-namespace-wildcard-san` expects `*.s3.amazonaws.com` to
+/// be refused, and the suite's results are kept as they are (Chrome reads only the ICANN section;
+/// `docs/validation.md` says so). Rules written in U-labels (`公司.cn`) are converted to A-labels
+/// (``Punycode``: `xn--55qx5d.cn`), the form presented names take, so they count as suffixes too.
 final class PublicSuffixList: Sendable {
     static let defaultPath = "/usr/share/publicsuffix/public_suffix_list.dat"
     /// The file read: `TLSTRUST_PUBLIC_SUFFIX_LIST` when set (a distribution that keeps the list
@@ -136,9 +142,8 @@ final class PublicSuffixList: Sendable {
             for rawLine in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
                 let line = rawLine.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
                 if line.isEmpty || line.hasPrefix("//") { continue }
-                // Rules in U-label form are irrelevant here: presented names are ASCII only.
-                guard line.utf8.allSatisfy({ $0 < 0x80 }) else { continue }
-                let rule = line.lowercased()
+                // Presented names are ASCII (A-labels): a rule in U-labels is read as its A-labels.
+                guard let rule = Punycode.aLabels(line) else { continue }
                 if rule.hasPrefix("!") {
                     exceptions.insert(String(rule.dropFirst()))
                 } else if rule.hasPrefix("*.") {

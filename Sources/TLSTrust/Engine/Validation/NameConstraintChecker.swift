@@ -9,9 +9,13 @@
 /// - iPAddress constraints apply per family: once a CA permits any address range, an address of
 ///   a family with no permitted range is refused (an IPv4-only CA cannot vouch for IPv6 or
 ///   IPv4-mapped IPv6 addresses).
-/// - A name that is not syntactically valid for its type (a non-ASCII or trailing-dot dNSName, a
-///   malformed e-mail address or URI) cannot be shown to lie inside or outside a subtree, so it is
-///   refused wherever a constraint of its type exists.
+/// - Every name is read by one strict parser of its type before it is compared: dNSNames by
+///   ``DNSName``, rfc822Names by the RFC 5321 mailbox parser ``EmailAddress``, URIs by the RFC
+///   3986 parser ``URIHost``, directoryNames prepared by RFC 4518 (``NormalizedName``). A name
+///   the parser refuses (a non-ASCII or trailing-dot dNSName, a quoted or commented local part, a
+///   backslash, NUL or userinfo in a URI's authority, a percent-encoded host, a directoryName
+///   value RFC 4518 prohibits) cannot be shown to lie inside or outside a subtree, so it is
+///   refused, with the parser's reason, wherever a constraint of its type exists.
 /// - A wildcard dNSName is refused by an excluded subtree it could match (`*.example.com` under
 ///   `excluded: bar.example.com`), and permitted only if everything it can match is permitted.
 /// - Constraints of types the engine cannot compare (otherName, x400Address, ediPartyName,
@@ -41,7 +45,11 @@ struct NameConstraintChecker {
                 if !isValidEmailConstraint(e) { return "invalid rfc822Name constraint '\(e)' (a mailbox, a host, or .domain)" }
             case .uniformResourceIdentifier(let u):
                 if dnsBase(u) == nil { return "invalid URI constraint '\(u)' (a host or .domain)" }
-            case .directoryName, .other:
+            case .directoryName(let d):
+                if d.normalized.hasUnpreparedValue {
+                    return "directoryName constraint '\(d)' holds a code point RFC 4518 prohibits: it cannot be compared"
+                }
+            case .other:
                 continue
             }
         }
@@ -57,12 +65,12 @@ struct NameConstraintChecker {
         return (labels, subdomainsOnly)
     }
 
-    /// An rfc822Name constraint (RFC 5280 §4.2.1.10): one mailbox `local@host`, every mailbox at
-    /// `host`, or every mailbox under `.domain`. Every character of a local part is literal (`*`
-    /// too); the host must be a DNS name; nothing else is a constraint.
+    /// An rfc822Name constraint (RFC 5280 §4.2.1.10): one mailbox `local@host` (as ``EmailAddress``
+    /// reads it), every mailbox at `host`, or every mailbox under `.domain`. Every character of a
+    /// local part is literal (`*` too); the host must be a DNS name; nothing else is a constraint.
     static func isValidEmailConstraint(_ e: String) -> Bool {
         guard e.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
-        if e.contains("@") { return isValidEmail(e) }
+        if e.contains("@") { return EmailAddress(e) != nil }
         return dnsBase(e) != nil
     }
 
@@ -102,6 +110,9 @@ struct NameConstraintChecker {
             if case .other = name, !(permitted.isEmpty && excluded.isEmpty) {
                 return "\(name) cannot be checked against the CA's constraints on that name type"
             }
+            if !(permitted.isEmpty && excluded.isEmpty), let refusal = Self.refusal(of: name) {
+                return "\(name) is refused: \(refusal), and the CA constrains \(Self.typeName(tag))s"
+            }
             for subtree in excluded where try Self.excludes(subtree, name) {
                 return "\(name) is inside the excluded subtree \(subtree)"
             }
@@ -133,7 +144,24 @@ struct NameConstraintChecker {
         }
     }
 
-    struct InvalidName: Error {}
+    /// Why the parser of `name`'s type does not accept it, or nil: a name it refuses is refused
+    /// wherever a constraint of its type exists (fail closed).
+    static func refusal(of name: GeneralName) -> String? {
+        switch name {
+        case .dnsName(let n):
+            return DNSName.labels(n, allowWildcard: true) == nil
+                ? "not a DNS name (letters, digits, hyphens, a wildcard only as the whole first label; no trailing dot)" : nil
+        case .rfc822Name(let n):
+            return EmailAddress.refusal(of: n).map { "not an RFC 5321 mailbox: \($0)" }
+        case .uniformResourceIdentifier(let n):
+            if case .failure(let refusal) = URIHost.parse(n) { return "not a URI with a host the RFC 3986 parser accepts: \(refusal)" }
+            return nil
+        case .directoryName(let n):
+            return n.normalized.hasUnpreparedValue ? "a value holds a code point RFC 4518 prohibits (unassigned, private use…)" : nil
+        default:
+            return nil
+        }
+    }
 
     // MARK: Per-type comparisons
 
@@ -144,9 +172,10 @@ struct NameConstraintChecker {
             guard let labels = DNSName.labels(n, allowWildcard: true) else { return false }
             return dns(labels, within: base)
         case (.rfc822Name(let base), .rfc822Name(let n)):
-            return email(n, within: base)
+            guard let address = EmailAddress(n) else { return false }
+            return email(address, within: base)
         case (.uniformResourceIdentifier(let base), .uniformResourceIdentifier(let n)):
-            guard let host = uriHost(n) else { return false }
+            guard case .success(let host) = URIHost.parse(n) else { return false }
             return uriHost(host, within: base)
         case (.directoryName(let base), .directoryName(let n)):
             return n.normalized.isWithin(base.normalized)
@@ -173,9 +202,10 @@ struct NameConstraintChecker {
         case (.ipAddress(let base), .ipAddress(let bytes)):
             return ip(bytes, within: base)
         case (.rfc822Name(let base), .rfc822Name(let n)):
-            return !isValidEmail(n) || email(n, within: base)
+            guard let address = EmailAddress(n) else { return true }
+            return email(address, within: base)
         case (.uniformResourceIdentifier(let base), .uniformResourceIdentifier(let n)):
-            guard let host = uriHost(n) else { return true }
+            guard case .success(let host) = URIHost.parse(n) else { return true }
             return uriHost(host, within: base)
         case (.directoryName(let base), .directoryName(let n)):
             return n.normalized.isWithin(base.normalized)
@@ -203,42 +233,22 @@ struct NameConstraintChecker {
         return true
     }
 
-    static func isValidEmail(_ s: String) -> Bool {
-        let parts = s.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, s.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
-        return DNSName.labels(String(parts[1])) != nil
-    }
-
     /// rfc822Name subtree (RFC 5280): `user@host` one mailbox; `host` every mailbox at that host;
     /// `.host` every mailbox at any host under it. Domains compare case-insensitively, local parts exactly.
-    static func email(_ n: String, within base: String) -> Bool {
-        guard isValidEmail(n) else { return false }
-        let parts = n.split(separator: "@", omittingEmptySubsequences: false)
-        let local = parts[0], domain = parts[1].lowercased()
+    static func email(_ address: EmailAddress, within base: String) -> Bool {
         if base.contains("@") {
-            let b = base.split(separator: "@", omittingEmptySubsequences: false)
-            return b.count == 2 && b[0] == local && b[1].lowercased() == domain
+            guard let b = EmailAddress(base) else { return false }
+            return b == address
         }
-        guard let (b, subdomainsOnly) = dnsBase(base), let d = DNSName.labels(domain) else { return false }
+        guard let (b, subdomainsOnly) = dnsBase(base), let d = DNSName.labels(address.domain) else { return false }
         if subdomainsOnly { return d.count > b.count && d.suffix(b.count).elementsEqual(b) }
         return d == b
     }
 
-    /// The host of an absolute URI with an authority (`scheme://[userinfo@]host[:port]…`), or nil.
-    static func uriHost(_ uri: String) -> String? {
-        guard let schemeEnd = uri.range(of: "://") else { return nil }
-        var rest = uri[schemeEnd.upperBound...]
-        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        if rest.hasPrefix("[") { return nil }  // IP-literal hosts cannot match DNS-style URI constraints
-        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
-        guard DNSName.labels(String(rest)) != nil else { return nil }
-        return rest.lowercased()
-    }
-
     /// URI subtree: `host` that exact host; `.host` any host under it.
-    static func uriHost(_ host: String, within base: String) -> Bool {
-        guard let (b, subdomainsOnly) = dnsBase(base), let h = DNSName.labels(host) else { return false }
+    static func uriHost(_ host: URIHost, within base: String) -> Bool {
+        guard let (b, subdomainsOnly) = dnsBase(base) else { return false }
+        let h = host.labels
         if subdomainsOnly { return h.count > b.count && h.suffix(b.count).elementsEqual(b) }
         return h == b
     }

@@ -55,7 +55,9 @@ struct PathValidator {
                         fail(.pathLengthExceeded, i, "pathLenConstraint \(limit) exceeded by \(below) intermediate(s) below")
                     }
                 }
-                if let ekus = c.extendedKeyUsage, let oid = request.purpose.oid,
+                // Apple's trustd checks the leaf's EKU only (its intermediates only under a system
+                // anchor: AppleServerRules).
+                if request.profile != .apple, let ekus = c.extendedKeyUsage, let oid = request.purpose.oid,
                    !ekus.contains(oid), !ekus.contains(ExtendedKeyUsageOID.anyExtendedKeyUsage) {
                     fail(.purposeNotAllowed, i, "issuer's extendedKeyUsage does not allow \(request.purpose)")
                 }
@@ -76,6 +78,10 @@ struct PathValidator {
             fail(.invalidKeyUsage, 0, problem)
         }
 
+        if request.profile == .apple && request.purpose == .serverAuth {
+            for f in AppleServerRules.failures(of: path, systemAnchored: isSystemAnchor(path[last])) { fail(f.code, f.index, f.message) }
+        }
+
         if let max = request.maximumIntermediates {
             // Self-issued intermediates (key rollover) do not count, as for pathLenConstraint.
             let intermediates = path.dropFirst().dropLast().filter { !$0.isSelfIssued }.count
@@ -92,6 +98,14 @@ struct PathValidator {
         let policy = try PolicyGraph.process(path, inputs: request.certificatePolicyInputs, meter: &meter)
         if let failure = policy.failure { fail(.certificatePolicyViolated, failure.index, failure.message) }
         return (out, policy.policies)
+    }
+
+    /// Whether `anchor` comes from the system store (trustd's `kSecSystemAnchorSource`, which it
+    /// consults first: an app anchor that is also a system anchor counts as a system anchor).
+    private func isSystemAnchor(_ anchor: Certificate) -> Bool {
+        let anchors = request.anchors
+        guard anchors.includesSystemStore else { return false }
+        return !request.customAnchors.contains(anchor) || anchors.systemStore.certificates().contains(anchor)
     }
 
     /// Applies the constraints of the CA at `caIndex` to every certificate below it: the leaf, and

@@ -13,8 +13,11 @@ public enum ValidationProfile: String, Sendable, Hashable, CaseIterable, CustomS
     /// require authorityKeyIdentifier or subjectKeyIdentifier, trusts a root evaluated as its own
     /// leaf and a CA certificate in leaf position — and, like every profile, subjectAltName-only
     /// host names for the SSL policy, RSA keys of at least 2048 bits and no SHA-1. One RFC 5280
-    /// MUST that Apple does not enforce is relaxed: nameConstraints need not be critical.
-    /// `docs/validation.md` lists Apple's rules one by one, with those not applied and why.
+    /// MUST that Apple does not enforce is relaxed: nameConstraints need not be critical. The
+    /// extendedKeyUsage is checked on the leaf only, as trustd does, and TLS server certificates
+    /// are held to trustd's validity maximums and serverAuth requirement by anchor source
+    /// (`AppleServerRules`). `docs/validation.md` lists Apple's rules one by one, each with its
+    /// source in trustd, with those not applied and why.
     case apple
 
     public var description: String { rawValue }

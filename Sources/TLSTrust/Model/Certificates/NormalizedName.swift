@@ -1,23 +1,25 @@
 import Foundation
 
 /// A distinguished name in the form RFC 5280 §7.1 compares names: attribute by attribute,
-/// each relative distinguished name as a set, string values case-folded with surrounding
-/// whitespace removed and inner runs of whitespace collapsed, and the string type ignored
-/// between the directory-string types (PrintableString, UTF8String, TeletexString, BMPString,
-/// UniversalString), IA5String, VisibleString and NumericString. Values are decoded exactly or
-/// the name is refused (``DistinguishedName``), so two different values never fold together
-/// by a lossy decoding.
+/// each relative distinguished name as a set, string values prepared by RFC 4518
+/// (``DirectoryStringPreparation``: characters mapped to nothing or to space, case folding,
+/// NFKC, insignificant spaces), and the string type ignored between the directory-string types
+/// (PrintableString, UTF8String, TeletexString, BMPString, UniversalString), IA5String,
+/// VisibleString and NumericString. Values are decoded exactly or the name is refused
+/// (``DistinguishedName``), so two different values never fold together by a lossy decoding.
 ///
 /// Why: an issuer written as `UTF8String "Example CA"` names the same CA as a subject written as
-/// `PrintableString "EXAMPLE  CA"`. Path building matches issuers to subjects in this form, and
-/// directoryName name constraints compare in it, so that an excluded name cannot be escaped by
-/// re-encoding it (other type, other case, doubled spaces).
+/// `PrintableString "EXAMPLE  CA"`. Path building matches issuers to subjects in this form, CRL
+/// and OCSP issuers are matched in it, and directoryName name constraints compare in it, so that
+/// an excluded name cannot be escaped by re-encoding it (other type, other case, doubled spaces,
+/// a soft hyphen, fullwidth letters, `ß` for `ss`). This is the only place names are compared.
 public struct NormalizedName: Sendable, Hashable {
     /// The comparable form as one byte string: for each RDN in order, its value count, then each
     /// value (sorted by these bytes when an RDN has several) as the attribute type's DER contents
     /// and its text, each with a 4-byte length. For a string value the text is a 0 byte and the
-    /// folded UTF-8 (NFC when not ASCII, so canonically equivalent texts are one); for any other
-    /// type, a 1 byte, the tag and the contents, compared exactly. The encoding delimits itself,
+    /// prepared UTF-8 (``DirectoryStringPreparation``); for a string value RFC 4518 prohibits (an
+    /// unassigned or private-use code point…), a 2 byte and its exact UTF-8, equal only to the
+    /// same text; for any other type, a 1 byte, the tag and the contents, compared exactly. The encoding delimits itself,
     /// so one name's bytes being a prefix of another's is exactly its RDNs being a prefix.
     ///
     /// Why bytes: names are normalized on every parse and compared on every issuer lookup, and
@@ -25,6 +27,9 @@ public struct NormalizedName: Sendable, Hashable {
     let key: [UInt8]
     /// How many RDNs the name has.
     let rdnCount: Int
+    /// Whether a string value has no RFC 4518 prepared form (a prohibited code point): such a
+    /// value is equal only to the same text, and directoryName constraints refuse to judge it.
+    let hasUnpreparedValue: Bool
     /// The hash of `key`, computed once: names are hashed on every issuer lookup.
     private let cachedHash: Int
 
@@ -33,6 +38,7 @@ public struct NormalizedName: Sendable, Hashable {
         var key: [UInt8] = []
         key.reserveCapacity(node.contents.count * 2)
         var count = 0
+        var unprepared = false
         var rdns = DERReader(bytes, contentsOf: node)
         while !rdns.isAtEnd {
             let rdn = try rdns.read(DERTag.set, "RelativeDistinguishedName")
@@ -42,7 +48,9 @@ public struct NormalizedName: Sendable, Hashable {
             Self.appendLength(0, to: &key)
             var values = 0
             while !atvs.isAtEnd {
-                try Self.appendValue(bytes, try atvs.read(DERTag.sequence, "AttributeTypeAndValue"), to: &key)
+                if try !Self.appendValue(bytes, try atvs.read(DERTag.sequence, "AttributeTypeAndValue"), to: &key) {
+                    unprepared = true
+                }
                 values += 1
             }
             Self.setLength(values, at: countAt, in: &key)
@@ -50,12 +58,13 @@ public struct NormalizedName: Sendable, Hashable {
             if values > 1 { Self.sortValues(of: &key, from: countAt + 4) }
             count += 1
         }
-        self.init(key: key, rdnCount: count)
+        self.init(key: key, rdnCount: count, hasUnpreparedValue: unprepared)
     }
 
-    private init(key: [UInt8], rdnCount: Int) {
+    private init(key: [UInt8], rdnCount: Int, hasUnpreparedValue: Bool) {
         self.key = key
         self.rdnCount = rdnCount
+        self.hasUnpreparedValue = hasUnpreparedValue
         var hasher = Hasher()
         key.withUnsafeBytes { hasher.combine(bytes: $0) }
         cachedHash = hasher.finalize()
@@ -73,8 +82,9 @@ public struct NormalizedName: Sendable, Hashable {
         base.rdnCount <= rdnCount && base.key.count <= key.count && sameBytes(key[..<base.key.count], base.key[...])
     }
 
-    /// Appends one AttributeTypeAndValue: the type checked, the value checked and folded.
-    private static func appendValue(_ bytes: [UInt8], _ atv: DERNode, to key: inout [UInt8]) throws {
+    /// Appends one AttributeTypeAndValue: the type checked, the value checked and prepared.
+    /// False when a string value has no prepared form (appended exactly).
+    private static func appendValue(_ bytes: [UInt8], _ atv: DERNode, to key: inout [UInt8]) throws -> Bool {
         var fields = DERReader(bytes, contentsOf: atv)
         let type = try fields.read(DERTag.objectIdentifier, "attribute type")
         try type.checkObjectIdentifier(in: bytes)
@@ -84,15 +94,16 @@ public struct NormalizedName: Sendable, Hashable {
         key.append(contentsOf: bytes[type.contents])
         let lengthAt = key.count
         appendLength(0, to: &key)
+        var prepared = true
         if Value.isStringType(value.identifier) {
-            key.append(0)
-            try Value.appendFolded(bytes, value, to: &key)
+            prepared = try Value.appendFolded(bytes, value, to: &key)
         } else {
             key.append(1)
             key.append(value.identifier)
             key.append(contentsOf: bytes[value.contents])
         }
         setLength(key.count - lengthAt - 4, at: lengthAt, in: &key)
+        return prepared
     }
 
     /// Sorts the values written from `start` to the end of `key` by their bytes.
@@ -141,80 +152,47 @@ public struct NormalizedName: Sendable, Hashable {
         }
 
         /// Checks the string value at `node` exactly as ``DistinguishedName/decodeString(_:_:)``
-        /// does and appends its folded UTF-8. An all-ASCII value of a single-byte type is checked
-        /// and folded byte by byte (nearly every name); anything else is decoded, folded as a
-        /// `String` and put in NFC.
-        static func appendFolded(_ bytes: [UInt8], _ node: DERNode, to key: inout [UInt8]) throws {
+        /// does and appends a 0 byte and its prepared UTF-8 (``DirectoryStringPreparation``); for
+        /// a value with no prepared form, a 2 byte and its exact UTF-8, returning false. An
+        /// all-ASCII value of a single-byte type is checked and prepared byte by byte (nearly
+        /// every name).
+        static func appendFolded(_ bytes: [UInt8], _ node: DERNode, to key: inout [UInt8]) throws -> Bool {
             let range = node.contents
             let singleByte = node.identifier != DERTag.bmpString && node.identifier != DERTag.universalString
             if singleByte && !bytes[range].contains(where: { $0 >= 0x80 }) {
                 // decodeString's character checks, on bytes that need no decoding.
                 try DistinguishedName.checkCharacters(bytes, node)
-                appendFoldedASCII(bytes[range], to: &key)
-                return
+                key.append(0)
+                DirectoryStringPreparation.appendPreparedASCII(bytes[range], to: &key)
+                return true
             }
-            let folded = foldGeneral(try DistinguishedName.decodeString(bytes, node))
-            key.append(contentsOf: folded.precomposedStringWithCanonicalMapping.utf8)
+            let text = try DistinguishedName.decodeString(bytes, node)
+            guard let prepared = DirectoryStringPreparation.prepare(text) else {
+                key.append(2)
+                key.append(contentsOf: text.utf8)
+                return false
+            }
+            key.append(0)
+            key.append(contentsOf: prepared.utf8)
+            return true
         }
 
-        /// RFC 4518-style preparation, reduced to what certificates need: case fold, trim,
-        /// collapse whitespace.
-        static func fold(_ s: String) -> String {
+        /// The prepared form of `s` (RFC 4518), nil when it has none.
+        static func fold(_ s: String) -> String? {
             foldASCII(s) ?? foldGeneral(s)
         }
 
-        /// `fold` for any string: Unicode lowercasing, `Character.isWhitespace`.
-        static func foldGeneral(_ s: String) -> String {
-            var out = ""
-            var pendingSpace = false
-            for ch in s.lowercased() {
-                if ch.isWhitespace {
-                    pendingSpace = !out.isEmpty
-                    continue
-                }
-                if pendingSpace { out.append(" ") }
-                pendingSpace = false
-                out.append(ch)
-            }
-            return out
+        /// `fold` for any string.
+        static func foldGeneral(_ s: String) -> String? {
+            DirectoryStringPreparation.prepareGeneral(s)
         }
 
-        /// `fold` for a string that is all ASCII (nearly every name): the same result as the
-        /// general path (ASCII letters lowered; tab, LF, VT, FF, CR and space are the ASCII
-        /// characters `Character.isWhitespace` accepts), without grapheme breaking. Nil otherwise.
+        /// `fold` for a string that is all ASCII, byte by byte; nil otherwise.
         static func foldASCII(_ s: String) -> String? {
             guard s.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
             var out: [UInt8] = []
-            appendFoldedASCII(s.utf8, to: &out)
+            DirectoryStringPreparation.appendPreparedASCII(s.utf8, to: &out)
             return String(decoding: out, as: UTF8.self)
-        }
-
-        /// Appends the fold of ASCII `bytes`: letters lowered, leading and trailing whitespace
-        /// dropped, inner runs of it written as one space. The bytes are copied in one go and
-        /// folded in place (folding never lengthens), not appended one by one.
-        static func appendFoldedASCII<S: Collection<UInt8>>(_ bytes: S, to out: inout [UInt8]) {
-            let start = out.count
-            out.append(contentsOf: bytes)
-            let written = out.withUnsafeMutableBufferPointer { buffer -> Int in
-                var w = start
-                var pendingSpace = false
-                for r in start..<buffer.count {
-                    let b = buffer[r]
-                    if (b >= 0x09 && b <= 0x0D) || b == 0x20 {
-                        pendingSpace = w > start
-                        continue
-                    }
-                    if pendingSpace {
-                        buffer[w] = 0x20
-                        w += 1
-                        pendingSpace = false
-                    }
-                    buffer[w] = (b >= 0x41 && b <= 0x5A) ? b + 0x20 : b
-                    w += 1
-                }
-                return w
-            }
-            out.removeLast(out.count - written)
         }
     }
 }
