@@ -138,10 +138,9 @@ enum DifferentialMinting {
         switch point {
         case .none: []
         case .uriA: [.crlDistributionPoints([.uri(pointA)])]
-        case .relativeA: [.crlDistributionPoints([TestDistributionPoint(name: .nameRelativeToCRLIssuer([partitionA]))])]
-        case .indirect:
-            [.crlDistributionPoints([TestDistributionPoint(name: .fullName([.uri(pointA)]), crlIssuer: [.directoryName(indirectIssuerName)])])]
-        case .keyCompromiseOnly: [.crlDistributionPoints([TestDistributionPoint(name: .fullName([.uri(pointA)]), reasons: [0x40])])]
+        case .relativeA: [.crlDistributionPoints([TestDistributionPoint(name: .relativeToCRLIssuer([partitionA]))])]
+        case .indirect: [.crlDistributionPoints([.uri(pointA, crlIssuer: [.directoryName(indirectIssuerName)])])]
+        case .keyCompromiseOnly: [.crlDistributionPoints([.uri(pointA, reasons: [.keyCompromise])])]
         }
     }
 
@@ -181,9 +180,9 @@ enum DifferentialMinting {
         case .onlyCACerts: point.onlyContainsCACerts = true
         case .uriA: point.uris = [pointA]
         case .uriB: point.uris = [pointB]
-        case .relativeA: point.distributionPointName = .nameRelativeToCRLIssuer([partitionA])
-        case .relativeB: point.distributionPointName = .nameRelativeToCRLIssuer([partitionB])
-        case .keyCompromiseOnly: point.onlySomeReasons = [0x40]
+        case .relativeA: point.distributionPoint = .relativeToCRLIssuer([partitionA])
+        case .relativeB: point.distributionPoint = .relativeToCRLIssuer([partitionB])
+        case .keyCompromiseOnly: point.reasons = [.keyCompromise]
         }
         if shape.scope != .none || shape.issuer == .indirectIssuer { builder.issuingDistributionPoint = point }
         return try builder.build()
