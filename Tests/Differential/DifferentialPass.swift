@@ -27,6 +27,8 @@ struct DifferentialPass {
     private(set) var agreements = 0
     /// Documented difference name → how many cases it explained.
     private(set) var explained: [String: Int] = [:]
+    /// Documented difference name → the first seeds it explained, to replay.
+    private(set) var examples: [String: [UInt64]] = [:]
     /// Undocumented disagreements, engine verdicts that depend on the backend, and cases that
     /// could not be minted or evaluated: each fails the pass.
     private(set) var findings: [Finding] = []
@@ -52,6 +54,7 @@ struct DifferentialPass {
         for reference in disagreeing {
             if let difference = DocumentedDifference.explaining(generated, result.outcome, reference) {
                 explained[difference.name, default: 0] += 1
+                if examples[difference.name, default: []].count < 3 { examples[difference.name, default: []].append(seed) }
             } else {
                 findings.append(Finding(generated: generated, outcome: result.outcome,
                                         problem: "undocumented disagreement with \(reference.rawValue)"))
@@ -65,7 +68,9 @@ struct DifferentialPass {
     var summary: String {
         var lines = ["\(cases) cases (\(comparedWithGnuTLS) also compared with GnuTLS): \(agreements) with one verdict everywhere, "
                      + "\(explained.values.reduce(0, +)) disagreements explained, \(findings.count) findings, \(errors.count) errors"]
-        for (name, count) in explained.sorted(by: { $0.key < $1.key }) { lines.append("  \(count)× \(name)") }
+        for (name, count) in explained.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(count)× \(name) (e.g. seeds \(examples[name, default: []].map(String.init).joined(separator: ", ")))")
+        }
         return lines.joined(separator: "\n")
     }
 }

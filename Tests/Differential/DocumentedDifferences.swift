@@ -88,7 +88,10 @@ extension DocumentedDifference {
                 let initialAny = c.policyInputs.map { $0.initialPolicySet.contains(DifferentialGrammar.anyPolicy) } ?? true
                 return initialAny && (c.policyInputs?.requireExplicitPolicy == true || c.any { $0.requireExplicitPolicy != nil })
             case "permitted subtree violation", "excluded subtree violation":
-                return error.depth == 0 && (hasUserinfoURIUnderURIConstraint(c) || commonNameCheckedAsDNSName(c))
+                return error.depth == 0
+                    && (hasUserinfoURIUnderURIConstraint(c) || commonNameCheckedAsDNSName(c) || addressInCommonNameUnderDNSConstraint(c))
+            case _ where OpenSSLReferenceVerifier.revocationTexts.contains(error.text):
+                return error.depth == 0 && reasonsAnsweredByCompleteCRL(c)
             default:
                 return false
             }
@@ -103,6 +106,23 @@ extension DocumentedDifference {
         return c.leaf.commonName != nil && !c.leaf.subjectAlternativeNames.isEmpty
             && !c.leaf.subjectAlternativeNames.contains(where: isDNS)
             && authorities(c).contains { $0.nameConstraints.permitted.contains(where: isDNS) || $0.nameConstraints.excluded.contains(where: isDNS) }
+    }
+
+    /// The leaf has no subjectAltName and an address for its common name, and a CA constrains
+    /// dNSNames: OpenSSL checks the "host-like" CN as a dNSName, the engine as the iPAddress it is.
+    static func addressInCommonNameUnderDNSConstraint(_ c: DifferentialCase) -> Bool {
+        func isDNS(_ name: TestGeneralName) -> Bool { if case .dnsName = name { true } else { false } }
+        return c.leaf.commonName == "192.0.2.1" && c.leaf.subjectAlternativeNames.isEmpty
+            && authorities(c).contains { $0.nameConstraints.permitted.contains(where: isDNS) || $0.nameConstraints.excluded.contains(where: isDNS) }
+    }
+
+    /// Hard mode, the leaf's only distribution point covers keyCompromise, and the leaf's issuer
+    /// gave a current complete CRL with no issuingDistributionPoint that does not list it.
+    static func reasonsAnsweredByCompleteCRL(_ c: DifferentialCase) -> Bool {
+        guard let revocation = c.revocation, revocation.mode == .hard, revocation.leafPoint == .keyCompromiseOnly else { return false }
+        return revocation.crls.contains {
+            $0.issuer == .leafIssuer && $0.scope == .none && $0.dates == .current && $0.deltaOfBase == nil && !$0.revokesSubject
+        }
     }
 
     /// The leaf names `https://user@www.example.com/` and a CA constrains URIs. OpenSSL takes
@@ -139,6 +159,23 @@ extension DocumentedDifference {
                 && o.openSSL.errors.contains { $0.hasSuffix("subtree violation") }
         },
         DocumentedDifference(
+            name: "an address in the common name of a leaf without subjectAltName", reference: .openSSL,
+            rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
+        ) { c, o in
+            guard addressInCommonNameUnderDNSConstraint(c) || (c.leaf.commonName == "192.0.2.1" && c.leaf.subjectAlternativeNames.isEmpty)
+            else { return false }
+            return (openSSLFailuresExplained(c, o) && o.openSSL.errors.contains { $0.hasSuffix("subtree violation") })
+                || (engineRefuses(o, .nameConstraintsViolated, detail: "IP:192.0.2.1 is") && o.openSSL.trusted)
+        },
+        DocumentedDifference(
+            name: "two answers for one certificate in an OCSP response", reference: .openSSL,
+            rfcSection: "RFC 6960 §4.2.2.3", rightSide: .engine
+        ) { c, o in
+            // OCSP_resp_find_status returns the first SingleResponse for the CertID; the engine
+            // judges every one, and "revoked" in any wins.
+            c.ocsp?.secondAnswerRevoked == true && o.engineFailure == .revoked && o.openSSL.trusted
+        },
+        DocumentedDifference(
             name: "CRL scope named relative to the CRL issuer", reference: .openSSL,
             rfcSection: "RFC 5280 §6.3.3 (b)(2)(i)", rightSide: .reference
         ) { c, o in
@@ -173,10 +210,8 @@ extension DocumentedDifference {
             name: "a distribution point with reasons, answered by the issuer's complete CRL", reference: .openSSL,
             rfcSection: "RFC 5280 §6.3.3", rightSide: .engine
         ) { c, o in
-            guard let revocation = c.revocation, revocation.leafPoint == .keyCompromiseOnly else { return false }
-            return o.engineTrusts && aboutRevocationOnly(o) && !o.openSSL.errors.contains("0: certificate revoked")
-                && openSSLErrors(o).allSatisfy { $0.depth == 0 }
-                && revocation.crls.contains { $0.issuer == .leafIssuer && $0.scope == .none && $0.dates == .current && $0.deltaOfBase == nil }
+            openSSLFailuresExplained(c, o) && reasonsAnsweredByCompleteCRL(c)
+                && openSSLErrors(o).contains { OpenSSLReferenceVerifier.revocationTexts.contains($0.text) }
         },
         DocumentedDifference(
             name: "several complete CRLs from one issuer", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3",
@@ -212,7 +247,8 @@ extension DocumentedDifference {
             rightSide: .engine
         ) { c, o in
             (openSSLFailuresExplained(c, o) && o.openSSL.errors.contains("0: permitted subtree violation"))
-                || (engineRefuses(o, .nameConstraintsViolated, detail: "URI:https://user@www.example.com/ is inside the excluded subtree")
+                || ((engineRefuses(o, .nameConstraintsViolated, detail: "URI:https://user@www.example.com/ is inside the excluded subtree")
+                     || engineRefuses(o, .nameConstraintsViolated, detail: "URI:https://user@www.example.com/ is refused"))
                     && hasUserinfoURIUnderURIConstraint(c) && o.openSSL.trusted)
         },
     ]
