@@ -185,6 +185,24 @@ extension DocumentedDifference {
             return crls.contains { crl in crl.revokesSubject && crls.filter { $0.issuer == crl.issuer }.count > 1 }
         },
         DocumentedDifference(
+            name: "a CRL partitioned by reason", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3 (b)(2)(iv), (d)",
+            rightSide: .engine
+        ) { c, o in
+            // A CRL whose onlySomeReasons covers keyCompromise and lists the certificate revokes it
+            // (its reasons meet the distribution point's, or all reasons when the certificate names
+            // no point); OpenSSL does not use a partitioned CRL for a certificate without a matching
+            // distribution point.
+            o.engineFailure == .revoked && o.openSSL.trusted
+                && usesCRLFeature(c) { $0.scope == .keyCompromiseOnly && $0.revokesSubject && $0.dates == .current }
+        },
+        DocumentedDifference(
+            name: "a distribution point with reasons, answered by the issuer's complete CRL", reference: .openSSL,
+            rfcSection: "RFC 5280 §6.3.3", rightSide: .engine
+        ) { c, o in
+            openSSLFailuresExplained(c, o) && reasonsAnsweredByCompleteCRL(c)
+                && openSSLErrors(o).contains { OpenSSLReferenceVerifier.revocationTexts.contains($0.text) }
+        },
+        DocumentedDifference(
             name: "a delta CRL without its base", reference: .openSSL, rfcSection: "RFC 5280 §5.2.4, §6.3.3 (c)",
             rightSide: .engine
         ) { c, o in
