@@ -90,6 +90,8 @@ extension DocumentedDifference {
             case "permitted subtree violation", "excluded subtree violation":
                 return error.depth == 0
                     && (hasUserinfoURIUnderURIConstraint(c) || commonNameCheckedAsDNSName(c) || addressInCommonNameUnderDNSConstraint(c))
+            case "OCSP: revoked":
+                return c.ocsp?.responder == .delegatedWithoutDigitalSignature
             case _ where OpenSSLReferenceVerifier.revocationTexts.contains(error.text):
                 return error.depth == 0 && reasonsAnsweredByCompleteCRL(c)
             default:
@@ -256,7 +258,7 @@ extension DocumentedDifference {
         return gnuTLS.failures.allSatisfy { failure in
             if failure.detail.contains("unknown critical extension") { return c.any(isCriticalPolicyExtension) }
             if failure.detail.contains("signer's constraints") {
-                return permittedTypeMissingBelow(c) || excludes(c, uri: true) || excludes(c, uri: false)
+                return permittedTypeMissingBelow(c) || excludes(c, uri: true) || excludes(c, uri: false) || commonNameCheckedAsDNSName(c)
             }
             if failure.detail.contains("does not match the intended purpose") {
                 return c.purpose == .serverAuth && c.any(hasAnyEKUWithoutServerAuth)
@@ -312,6 +314,12 @@ extension DocumentedDifference {
             rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
         ) { c, o in
             permittedTypeMissingBelow(c) && gnuTLSFailuresExplained(c, o)
+        },
+        DocumentedDifference(
+            name: "a common name checked against dNSName subtrees beside other subjectAltNames", reference: .gnuTLS,
+            rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
+        ) { c, o in
+            commonNameCheckedAsDNSName(c) && gnuTLSFailuresExplained(c, o)
         },
         DocumentedDifference(
             name: "anyExtendedKeyUsage", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
