@@ -171,7 +171,7 @@ extension DocumentedDifference {
         },
         DocumentedDifference(
             name: "two answers for one certificate in an OCSP response", reference: .openSSL,
-            rfcSection: "RFC 6960 §4.2.2.3", rightSide: .engine
+            rfcSection: "RFC 6960 §4.2.1", rightSide: .engine
         ) { c, o in
             // OCSP_resp_find_status returns the first SingleResponse for the CertID; the engine
             // judges every one, and "revoked" in any wins.
