@@ -178,13 +178,14 @@ extension DocumentedDifference {
             c.ocsp?.secondAnswerRevoked == true && o.engineFailure == .revoked && o.openSSL.trusted
         },
         DocumentedDifference(
-            name: "several CRLs from one issuer", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3", rightSide: .engine
+            name: "several CRLs for one certificate", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3", rightSide: .engine
         ) { c, o in
-            // OpenSSL judges a certificate by the one CRL of its issuer it scores best (scope,
-            // dates); §6.3.3 goes through every CRL in scope, so one that lists the certificate
-            // (a complete, partitioned or delta CRL) revokes it.
+            // OpenSSL judges a certificate by the one CRL it scores best (scope, dates); §6.3.3 goes
+            // through every CRL in scope, so one that lists the certificate (a complete,
+            // partitioned, delta or indirect CRL) revokes it.
             guard let crls = c.revocation?.crls, o.engineFailure == .revoked, o.openSSL.trusted else { return false }
-            return crls.contains { crl in crl.revokesSubject && crls.filter { $0.issuer == crl.issuer }.count > 1 }
+            func speaksFor(_ crl: RevocationShape.CRL) -> Bool { crl.issuer == .upperIssuer }
+            return crls.contains { crl in crl.revokesSubject && crls.filter { speaksFor($0) == speaksFor(crl) }.count > 1 }
         },
         DocumentedDifference(
             name: "a CRL partitioned by reason", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3 (b)(2)(iv), (d)",
@@ -201,8 +202,31 @@ extension DocumentedDifference {
             name: "a distribution point with reasons, answered by the issuer's complete CRL", reference: .openSSL,
             rfcSection: "RFC 5280 §6.3.3", rightSide: .engine
         ) { c, o in
-            openSSLFailuresExplained(c, o) && reasonsAnsweredByCompleteCRL(c)
-                && openSSLErrors(o).contains { OpenSSLReferenceVerifier.revocationTexts.contains($0.text) }
+            if openSSLFailuresExplained(c, o) && reasonsAnsweredByCompleteCRL(c)
+                && openSSLErrors(o).contains(where: { OpenSSLReferenceVerifier.revocationTexts.contains($0.text) }) { return true }
+            // The other direction: that complete CRL lists the certificate.
+            guard let revocation = c.revocation, revocation.leafPoint == .keyCompromiseOnly,
+                  o.engineFailure == .revoked, o.openSSL.trusted else { return false }
+            return revocation.crls.contains {
+                $0.issuer == .leafIssuer && $0.scope == .none && $0.dates == .current && $0.deltaOfBase == nil && $0.revokesSubject
+            }
+        },
+        DocumentedDifference(
+            name: "an indirect CRL issuer without a CRL of its own", reference: .openSSL, rfcSection: "RFC 5280 §6.3.3 (f)",
+            rightSide: .engine
+        ) { c, o in
+            // OpenSSL validates the indirect CRL issuer's path with the request's CRL checking, so
+            // without a CRL from the root for the CRL issuer itself ("CRL path validation error") it
+            // cannot use the indirect CRL; §6.3.3 (f) asks for a validated path, which the engine
+            // builds and validates without demanding the CRL issuer's own revocation status.
+            guard let revocation = c.revocation, revocation.leafPoint == .indirect,
+                  let indirect = revocation.crls.first(where: { $0.issuer == .indirectIssuer && $0.dates == .current })
+            else { return false }
+            if indirect.revokesSubject {
+                return o.engineFailure == .revoked && o.openSSL.trusted && o.openSSL.allErrors.contains("0: CRL path validation error")
+            }
+            return o.engineTrusts && aboutRevocationOnly(o) && o.openSSL.errors.contains("0: CRL path validation error")
+                && openSSLErrors(o).allSatisfy { $0.depth == 0 }
         },
         DocumentedDifference(
             name: "a delta CRL without its base", reference: .openSSL, rfcSection: "RFC 5280 §5.2.4, §6.3.3 (c)",
