@@ -70,6 +70,11 @@ enum StructuralRules {
         let isAnchor = role == .anchor || role == .leafAnchor
         if c.version != 3 && !isAnchor { add(.malformedCertificate, "X.509 v\(c.version) certificate (web PKI: v3 only)") }
         if !isAnchor, let problem = serialNumberProblem(c.serialNumber) { add(.malformedCertificate, problem) }
+        // An issuance rule (RFC 5280 addresses it to CAs), read strictly here only; the extension
+        // is processed whatever its flag (PolicyGraph).
+        if !isAnchor, c.isCritical(idCE: ExtensionOID.IDCE.inhibitAnyPolicy) == false {
+            add(.malformedCertificate, "non-critical inhibitAnyPolicy (RFC 5280 §4.2.1.14: MUST be critical)")
+        }
         // A v1 anchor cannot carry extensions at all; what it is trusted for is its name and key.
         if role.isCA && !(role == .anchor && c.version < 3) {
             // An absent basicConstraints is already `notCertificateAuthority` (PathValidator).

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
@@ -221,6 +222,23 @@ struct EngineNameConstraintTests {
             expectEngine(engineTrust([leaf, intermediate], anchors: [root], host: nil, profile: profile),
                          testCase.allowed ? .trusted : .refused(.nameConstraintsViolated), "\(profile)")
         }
+    }
+
+    @Test("a name its type's parser refuses is refused with the parser's reason", arguments: [
+        (excluded(.rfc822Name("ceo@corp.example")), TestGeneralName.rfc822Name("\"ceo\"@corp.example"), "quoted local part"),
+        (excluded(.rfc822Name("ceo@corp.example")), TestGeneralName.rfc822Name("ceo(x)@corp.example"), "comment"),
+        (excluded(.uri("evil.example")), TestGeneralName.uri("https://evil.example\\@good.example/"), "backslash"),
+        (excluded(.uri("evil.example")), TestGeneralName.uri("https://a\u{0}.evil.example/"), "NUL"),
+        (permitted(.uri(".good.example")), TestGeneralName.uri("https://x@www.good.example/"), "userinfo"),
+        (permitted(.uri(".good.example")), TestGeneralName.uri("https://%77ww.good.example/"), "percent-encoded"),
+    ])
+    func refusalsNameTheParsersReason(_ testCase: (TestNameConstraints, TestGeneralName, String)) throws {
+        let pki = try TestHierarchy.make(leafDNSNames: [], customizeIntermediate: { $0.nameConstraints = testCase.0 },
+                                         customizeLeaf: { $0.alternativeNames = [testCase.1] })
+        let trust = engineTrust(pki.chain, anchors: pki.anchors, host: nil)
+        expectEngine(trust, .refused(.nameConstraintsViolated))
+        let detail = trust.evaluate(using: TestBackends.all[0]).failures.first?.detail ?? ""
+        #expect(detail.contains(testCase.2) && detail.contains("is refused"), "\(detail)")
     }
 
     @Test func constraintsOfTheRootApplyBelowTheIntermediateToo() throws {

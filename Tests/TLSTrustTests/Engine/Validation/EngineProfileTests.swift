@@ -6,9 +6,9 @@ import Testing
 /// The structural rules of the web-PKI profile (the default), and which of them the RFC 5280
 /// profile relaxes for private PKIs.
 ///
-/// The spec: under `.webPKI` every case below is refused. `.rfc5280` relaxes exactly four — a CA
+/// The spec: under `.webPKI` every case below is refused. `.rfc5280` relaxes exactly five — a CA
 /// without subjectKeyIdentifier, a non-root without authorityKeyIdentifier, a CA whose
-/// basicConstraints is not critical, a leaf that is a CA — and never an unknown critical
+/// basicConstraints or inhibitAnyPolicy is not critical, a leaf that is a CA — and never an unknown critical
 /// extension, a CA without keyCertSign or an empty name.
 @Suite("Engine: web-PKI and RFC 5280 profiles")
 struct EngineProfileTests {
@@ -51,6 +51,9 @@ struct EngineProfileTests {
         },
         Case(name: "intermediate without authorityKeyIdentifier", webPKI: .malformedCertificate, rfc5280: .trusted) {
             try hierarchy(intermediate: { $0.omittedExtensions = [RawExtension.OID.authorityKeyIdentifier] })
+        },
+        Case(name: "CA inhibitAnyPolicy not critical", webPKI: .malformedCertificate, rfc5280: .trusted) {
+            try hierarchy(intermediate: { $0.extensions = [.inhibitAnyPolicy(5, critical: false)] })
         },
         Case(name: "CA basicConstraints not critical", webPKI: .malformedCertificate, rfc5280: .trusted) {
             try hierarchy(intermediate: { $0.basicConstraintsIsCritical = false })
