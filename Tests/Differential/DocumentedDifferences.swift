@@ -93,7 +93,7 @@ extension DocumentedDifference {
             case "OCSP: revoked":
                 return c.ocsp?.responder == .delegatedWithoutDigitalSignature
             case _ where OpenSSLReferenceVerifier.revocationTexts.contains(error.text):
-                return error.depth == 0 && reasonsAnsweredByCompleteCRL(c)
+                return error.depth == 0 && (reasonsAnsweredByCompleteCRL(c) || unrevokedByIndirectCRL(c))
             default:
                 return false
             }
@@ -124,6 +124,14 @@ extension DocumentedDifference {
         guard let revocation = c.revocation, revocation.mode == .hard, revocation.leafPoint == .keyCompromiseOnly else { return false }
         return revocation.crls.contains {
             $0.issuer == .leafIssuer && $0.scope == .none && $0.dates == .current && $0.deltaOfBase == nil && !$0.revokesSubject
+        }
+    }
+
+    /// The leaf's point names the indirect CRL issuer, which gave a current CRL not listing it.
+    static func unrevokedByIndirectCRL(_ c: DifferentialCase) -> Bool {
+        guard let revocation = c.revocation, revocation.leafPoint == .indirect else { return false }
+        return revocation.crls.contains { $0.issuer == .indirectIssuer && $0.dates == .current } && !revocation.crls.contains {
+            $0.issuer == .indirectIssuer && $0.revokesSubject
         }
     }
 
@@ -344,6 +352,13 @@ extension DocumentedDifference {
             rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
         ) { c, o in
             commonNameCheckedAsDNSName(c) && gnuTLSFailuresExplained(c, o)
+        },
+        DocumentedDifference(
+            name: "an address in the common name of a leaf without subjectAltName", reference: .gnuTLS,
+            rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
+        ) { c, o in
+            c.leaf.commonName == "192.0.2.1" && c.leaf.subjectAlternativeNames.isEmpty
+                && engineRefuses(o, .nameConstraintsViolated, detail: "IP:192.0.2.1 is") && o.gnuTLS?.isTrusted == true
         },
         DocumentedDifference(
             name: "anyExtendedKeyUsage", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
