@@ -361,6 +361,15 @@ extension DocumentedDifference {
                 && engineRefuses(o, .nameConstraintsViolated, detail: "IP:192.0.2.1 is") && o.gnuTLS?.isTrusted == true
         },
         DocumentedDifference(
+            name: "a host name in the common name of a leaf without subjectAltName", reference: .gnuTLS,
+            rfcSection: "RFC 5280 §4.2.1.10", rightSide: .engine
+        ) { c, o in
+            // The engine (as OpenSSL) constrains the CN a legacy matcher would take for the host;
+            // GnuTLS lets it escape an excluded dNSName subtree.
+            guard let name = c.leaf.commonName, name.hasPrefix("www."), c.leaf.subjectAlternativeNames.isEmpty else { return false }
+            return engineRefuses(o, .nameConstraintsViolated, detail: "DNS:\(name) is") && o.gnuTLS?.isTrusted == true
+        },
+        DocumentedDifference(
             name: "anyExtendedKeyUsage", reference: .gnuTLS, rfcSection: "RFC 5280 §4.2.1.12", rightSide: .engine
         ) { c, o in
             c.purpose == .serverAuth && gnuTLSFailuresExplained(c, o)
