@@ -204,6 +204,14 @@ let package = Package(
             name: "TLSTrustConformanceTests",
             dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTestBackends"]
         ),
+        // The differential tester (docs/validation.md): generated chains, the engine against
+        // OpenSSL's X509_verify_cert and GnuTLS's verifier in process. `run` is the long pass.
+        .testTarget(
+            name: "TLSTrustDifferentialTests",
+            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustTestBackends", "COpenSSL"],
+            path: "Tests/Differential",
+            exclude: ["run"]
+        ),
         .testTarget(
             name: "SecurityTests",
             dependencies: ["Security", "CommonCrypto", "TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTestBackends"]
