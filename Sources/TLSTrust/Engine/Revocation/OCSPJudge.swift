@@ -6,8 +6,8 @@ import Foundation
 /// certificate and its issuer (SHA-1 or SHA-2 hashes of the issuer's name and key, and the
 /// serial); it is signed by the issuer itself, or by a delegated responder whose certificate the
 /// issuer signed with id-kp-OCSPSigning, whose keyUsage (when present) allows digitalSignature
-/// (RFC 5280 §4.2.1.3: keyUsage binds the key as much as the EKU does) and which is valid now
-/// (§4.2.2.2); it is current within the clock skew; it echoes the nonce, when one was sent and it
+/// (RFC 5280 §4.2.1.3: keyUsage binds the key as much as the EKU does), which is valid now
+/// (§4.2.2.2) and valid on the issuer's own path, name constraints included (``DelegatedResponderPath``); it is current within the clock skew; it echoes the nonce, when one was sent and it
 /// carries one; and no critical extension is left unprocessed.
 ///
 /// A response may carry several SingleResponses for the same certificate. RFC 6960 does not say
@@ -21,6 +21,9 @@ struct OCSPJudge<Backend: TrustBackend> {
     /// CRLs the app gave, consulted for a delegated responder without id-pkix-ocsp-nocheck.
     let crls: [CertificateRevocationList]
     let mode: RevocationPolicy.Mode
+    /// The path a delegated responder's certificate must validate on; nil (no evaluation request
+    /// at hand) believes no delegated responder, only the issuer itself.
+    let responderPath: DelegatedResponderPath?
 
     func judge(_ response: OCSPResponse, for certificate: Certificate, issuer: Certificate, expectedNonce: [UInt8]? = nil,
                meter: inout BudgetMeter) throws -> RevocationAnswer {
@@ -98,6 +101,12 @@ struct OCSPJudge<Backend: TrustBackend> {
                                                        scheme: delegate.signatureScheme, signer: issuer,
                                                        memo: delegate.revocationSignerMemo, backend: backend, meter: &meter) {
             return .failure(SignerProblemText("is signed by '\(delegate.subject)', whose certificate the issuer did not sign: \(problem)"))
+        }
+        guard let responderPath else {
+            return .failure(SignerProblemText("is signed by the delegated responder '\(delegate.subject)', whose path cannot be validated here"))
+        }
+        if let problem = try responderPath.problem(delegate, meter: &meter) {
+            return .failure(SignerProblemText("is signed by '\(delegate.subject)', whose certificate is not valid on the issuer's path: \(problem)"))
         }
         if !delegate.hasOCSPNoCheck {
             // RFC 6960 §4.2.2.2.1: without nocheck the responder's own status must be checked; the

@@ -43,7 +43,9 @@ struct RevocationChecker<Backend: TrustBackend> {
         var records: [CertificateRevocationStatus] = []
         let crlAlgorithm = CRLStatusAlgorithm(backend: backend, clock: clock, signers: signers(anchor: path[path.count - 1]))
         for index in 0..<last {
-            let record = try status(of: path[index], issuer: path[index + 1], index: index, crlAlgorithm: crlAlgorithm, meter: &meter)
+            let ocspJudge = ocspJudge(above: Array(path[(index + 1)...]))
+            let record = try status(of: path[index], issuer: path[index + 1], index: index, crlAlgorithm: crlAlgorithm,
+                                    ocspJudge: ocspJudge, meter: &meter)
             records.append(record)
             switch record.status {
             case .revoked:
@@ -58,6 +60,13 @@ struct RevocationChecker<Backend: TrustBackend> {
         return (failures, records)
     }
 
+    /// The OCSP judge for a certificate whose issuer and the CAs above it are `above` (anchor last):
+    /// a delegated responder's certificate must validate on that same path.
+    private func ocspJudge(above: [Certificate]) -> OCSPJudge<Backend> {
+        OCSPJudge(backend: backend, clock: clock, crls: inputs.crls, mode: policy.mode,
+                  responderPath: request.map { DelegatedResponderPath(above: above, request: $0) })
+    }
+
     private func signers(anchor: Certificate) -> CRLSignerPaths<Backend>? {
         guard inputs.buildsCRLSignerPaths, let request else { return nil }
         return CRLSignerPaths(request: request, backend: backend, anchor: anchor)
@@ -66,11 +75,11 @@ struct RevocationChecker<Backend: TrustBackend> {
     private typealias Candidate = (answer: RevocationAnswer, source: CertificateRevocationStatus.Source)
 
     private func status(of certificate: Certificate, issuer: Certificate, index: Int, crlAlgorithm: CRLStatusAlgorithm<Backend>,
-                        meter: inout BudgetMeter) throws -> CertificateRevocationStatus {
+                        ocspJudge: OCSPJudge<Backend>, meter: inout BudgetMeter) throws -> CertificateRevocationStatus {
         var notes: [String] = []
         var good: (CertificateRevocationStatus.Source, String)?
         // Every answer at hand is judged: one that says revoked must never hide behind one that says good.
-        for (answer, source) in try answersAtHand(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, meter: &meter) {
+        for (answer, source) in try answersAtHand(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, judgeOCSP: ocspJudge, meter: &meter) {
             switch answer {
             case .status(.revoked, let at, let reason, let detail):
                 return CertificateRevocationStatus(certificateIndex: index, status: .revoked, source: source,
@@ -87,7 +96,7 @@ struct RevocationChecker<Backend: TrustBackend> {
             return CertificateRevocationStatus(certificateIndex: index, status: .good, source: source,
                                                revocationDate: nil, reason: nil, detail: detail)
         }
-        if let fetched = try fetch(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, notes: &notes) {
+        if let fetched = try fetch(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, judge: ocspJudge, notes: &notes) {
             let (answer, source) = fetched
             if case .status(let status, let at, let reason, let detail) = answer {
                 return CertificateRevocationStatus(certificateIndex: index, status: status, source: source,
@@ -101,10 +110,9 @@ struct RevocationChecker<Backend: TrustBackend> {
 
     /// Stapled, given and cached answers, in the policy's order of preference.
     private func answersAtHand(for certificate: Certificate, issuer: Certificate, crlAlgorithm: CRLStatusAlgorithm<Backend>,
-                               meter: inout BudgetMeter) throws -> [Candidate] {
+                               judgeOCSP: OCSPJudge<Backend>, meter: inout BudgetMeter) throws -> [Candidate] {
         var ocsp: [Candidate] = []
         var crl: [Candidate] = []
-        let judgeOCSP = OCSPJudge(backend: backend, clock: clock, crls: inputs.crls, mode: policy.mode)
         if policy.methods.contains(.ocsp) {
             for (bytes, source) in inputs.stapledOCSPResponses.map({ ($0, CertificateRevocationStatus.Source.stapledOCSPResponse) })
                 + inputs.ocspResponses.map({ ($0, .ocspResponse) }) {
@@ -132,7 +140,7 @@ struct RevocationChecker<Backend: TrustBackend> {
 
     /// Asks the network, when allowed, until one usable answer comes back. Everything a fetch
     /// brings is paid from the fetch budget's meter; once it is spent the network is "no answer".
-    private func fetch(for certificate: Certificate, issuer: Certificate, crlAlgorithm: CRLStatusAlgorithm<Backend>,
+    private func fetch(for certificate: Certificate, issuer: Certificate, crlAlgorithm: CRLStatusAlgorithm<Backend>, judge: OCSPJudge<Backend>,
                        notes: inout [String]) throws -> Candidate? {
         guard policy.allowsNetworkFetch else { return nil }
         guard let fetcher = inputs.fetcher else {
@@ -160,7 +168,6 @@ struct RevocationChecker<Backend: TrustBackend> {
                     do {
                         let bytes = try fetcher.fetchOCSPResponse(request: request.derEncoded, responderURL: url, deadline: deadline)
                         let response = try OCSPResponse(derEncoded: bytes)
-                        let judge = OCSPJudge(backend: backend, clock: clock, crls: inputs.crls, mode: policy.mode)
                         let answer = try fetchBudget.spending { try judge.judge(response, for: certificate, issuer: issuer, expectedNonce: request.nonce, meter: &$0) }
                         switch answer {
                         case .status:

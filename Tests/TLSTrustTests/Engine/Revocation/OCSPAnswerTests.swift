@@ -64,4 +64,33 @@ struct OCSPAnswerTests {
             .evaluate(using: TestBackends.all[0]).revocation.first?.detail ?? ""
         #expect(detail.contains("digitalSignature"), "\(detail)")
     }
+
+    /// A CA constrained away from a name cannot delegate its answers to a responder of that name:
+    /// the responder's certificate is validated on the CA's own path (name constraints included),
+    /// as OpenSSL's `OCSP_basic_verify` does.
+    @Test("A delegated responder outside its CA's name constraints is not believed; one inside is")
+    func responderUnderNameConstraints() throws {
+        let rogue = TestName([.organization("Rogue Responders"), .commonName("Responder")])
+        let g = try RevocationFixture(customizeIntermediate: {
+            $0.nameConstraints = TestNameConstraints(excluded: [.directoryName(TestName([.organization("Rogue Responders")]))])
+        })
+        func delegated(_ subject: TestName, status: OCSPResponseBuilder.CertStatus) throws -> [UInt8] {
+            var profile = CertificateProfile.ocspResponder()
+            profile.subject = subject
+            let responder = try TestPKI.issue(profile, issuer: g.intermediate)
+            return try TestPKI.ocspResponse(for: g.leaf, issuer: g.intermediate, status: status, signer: responder)
+        }
+        let allowed = TestName([.organization("TLSTrust Test PKI"), .commonName("Responder")])
+        expectEngine(try g.trust(RevocationFixture.hardLeaf, stapled: [try delegated(allowed, status: .good)]), .trusted,
+                     "a responder inside the CA's constraints")
+        expectEngine(try g.trust(RevocationFixture.hardLeaf, stapled: [try delegated(rogue, status: .good)]),
+                     .refused(.revocationStatusUnknown), "hard mode: the rogue responder's good is no answer")
+        // The same name in another case and string type is the same name (RFC 5280 §7.1).
+        let disguised = TestName([.organization("ROGUE  responders", as: .printableString), .commonName("Responder")])
+        expectEngine(try g.trust(RevocationFixture.hardLeaf, stapled: [try delegated(disguised, status: .good)]),
+                     .refused(.revocationStatusUnknown), "the excluded name in another case, spacing and string type")
+        let detail = try g.trust(RevocationFixture.hardLeaf, stapled: [try delegated(rogue, status: .good)])
+            .evaluate(using: TestBackends.all[0]).revocation.first?.detail ?? ""
+        #expect(detail.contains("not valid on the issuer's path"), "\(detail)")
+    }
 }
