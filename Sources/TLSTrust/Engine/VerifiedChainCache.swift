@@ -91,7 +91,7 @@ public enum VerifiedChainCache {
     /// Split by the leaf's DER hash into stripes, each with its own lock and an equal share of
     /// ``capacity``, because one anchor set serves every connection of a process (its docs say to
     /// keep one): with one lock, threads re-evaluating different chains queued on it, and two
-    /// threads evaluated fewer chains per second than one (issue 23). The number of stripes is
+    /// threads evaluated fewer chains per second than one (docs/benchmarks.md, scaling). The number of stripes is
     /// fixed when the anchor set's cache is made: one per 64 entries of the capacity then, at
     /// least one, at most 16, so that a capacity under 128 keeps one table and its exact
     /// least-recently-used order. A capacity changed later is shared over the same stripes.

@@ -3,8 +3,8 @@ import Foundation
 /// The signature check of a CRL or an OCSP response, made once per answer, signer and backend.
 ///
 /// Verified results are remembered (``SignerMemo``), so that a CRL or stapled response seen again
-/// costs a dictionary lookup, not a public-key operation (issue 22: "at most one signature
-/// verification once per response").
+/// costs a dictionary lookup, not a public-key operation: at most one signature verification per
+/// response and signer.
 enum RevocationSignature {
     /// Why the signature is not acceptable, or nil when `signer`'s key verifies it.
     static func check<Backend: TrustBackend>(signed: ArraySlice<UInt8>, signature: ArraySlice<UInt8>, scheme: SignatureScheme?,
