@@ -123,8 +123,15 @@ extension DocumentedDifference {
     static func reasonsAnsweredByCompleteCRL(_ c: DifferentialCase) -> Bool {
         guard let revocation = c.revocation, revocation.mode == .hard, revocation.leafPoint == .keyCompromiseOnly else { return false }
         return revocation.crls.contains {
-            $0.issuer == .leafIssuer && $0.scope == .none && $0.dates == .current && $0.deltaOfBase == nil && !$0.revokesSubject
+            $0.issuer == .leafIssuer && coversTheLeafForAllReasons($0.scope) && $0.dates == .current && $0.deltaOfBase == nil
+                && !$0.revokesSubject
         }
+    }
+
+    /// An issuingDistributionPoint scope under which the issuer's CRL covers the leaf for every
+    /// reason and names no point: none at all, or onlyContainsUserCerts (the leaf is no CA).
+    static func coversTheLeafForAllReasons(_ scope: RevocationShape.CRL.Scope) -> Bool {
+        scope == .none || scope == .onlyUserCerts
     }
 
     /// The leaf's point names the indirect CRL issuer, which gave a current CRL not listing it.
@@ -216,7 +223,8 @@ extension DocumentedDifference {
             guard let revocation = c.revocation, revocation.leafPoint == .keyCompromiseOnly,
                   o.engineFailure == .revoked, o.openSSL.trusted else { return false }
             return revocation.crls.contains {
-                $0.issuer == .leafIssuer && $0.scope == .none && $0.dates == .current && $0.deltaOfBase == nil && $0.revokesSubject
+                $0.issuer == .leafIssuer && coversTheLeafForAllReasons($0.scope) && $0.dates == .current && $0.deltaOfBase == nil
+                    && $0.revokesSubject
             }
         },
         DocumentedDifference(
