@@ -207,7 +207,7 @@ struct TLSGnuTLSTests {
         let connection = try await TLSConnection.accept(over: transport, configuration: Self.serverConfiguration(try Self.identity(pki), version: version),
                                                         port: listener.port, backend: Self.backend)
         #expect(connection.negotiatedVersion == version)
-        input.fileHandleForWriting.write(Data("hello from s_client\n".utf8))
+        ExternalTLSClient.write(Data("hello from s_client\n".utf8), toStandardInput: input)
         let received = try await Self.read(connection, until: "\n")
         #expect(received == "hello from s_client\n")
         try await connection.write(Array("echo: \(received)".utf8))

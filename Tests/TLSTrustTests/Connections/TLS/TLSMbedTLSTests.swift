@@ -245,7 +245,7 @@ struct TLSMbedTLSTests {
             process.standardOutput = output
             process.standardError = output
             try process.run()
-            input.fileHandleForWriting.write(Data("hello mbedtls\n".utf8))
+            ExternalTLSClient.write(Data("hello mbedtls\n".utf8), toStandardInput: input)
             try input.fileHandleForWriting.close()
             // s_client ends by itself once the server closes; the deadline only bounds a failure,
             // so it is generous for a loaded machine.

@@ -103,7 +103,7 @@ enum OpenSSLTool {
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
         try process.run()
-        stdin.fileHandleForWriting.write(input)
+        ExternalTLSClient.write(input, toStandardInput: stdin)
         try stdin.fileHandleForWriting.close()
         let data = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
