@@ -1,0 +1,95 @@
+/// The transport as a library's I/O callbacks see it: blocking sends and receives bounded by the
+/// handshake context's deadline, and the transport's own error kept for the Swift call that drove
+/// the library (a C callback can return only a number).
+///
+/// The first error of a call is kept and every later send or receive of that call fails at once,
+/// so the library cannot go on past a broken transport; ``TLSStateMachine`` clears it at the start
+/// of each call and reports it in preference to whatever the library made of the failure.
+/// End of stream is final.
+public final class TLSTransportChannel {
+    /// The transport.
+    public let transport: any TLSTransport
+    private let context: TLSHandshakeContext
+
+    /// The first error the transport threw in the current call.
+    public private(set) var pendingError: TLSError?
+    /// Whether ``pendingError`` came from a send.
+    public private(set) var pendingFromSend = false
+    /// Whether the transport reported end of stream.
+    public private(set) var sawEndOfStream = false
+    /// A deadline earlier than the context's, for a last short read after a failure.
+    public var deadlineLimit: ContinuousClock.Instant?
+    /// The last bytes received, as many as a plaintext alert record holds.
+    private var tail: [UInt8] = []
+
+    init(transport: any TLSTransport, context: TLSHandshakeContext) {
+        self.transport = transport
+        self.context = context
+    }
+
+    private var deadline: ContinuousClock.Instant {
+        guard let deadlineLimit else { return context.deadline }
+        return min(context.deadline, deadlineLimit)
+    }
+
+    /// Sends all of `bytes`; false when the transport failed (or had failed in this call).
+    public func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard pendingError == nil else { return false }
+        guard bytes.count > 0 else { return true }
+        do {
+            try transport.send(bytes, deadline: deadline)
+            return true
+        } catch {
+            keep(error, sending: true)
+            return false
+        }
+    }
+
+    /// Receives what has arrived, waiting for something until the deadline: the count, 0 at end
+    /// of stream, nil when the transport failed (or had failed in this call).
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard pendingError == nil else { return nil }
+        guard buffer.count > 0, !sawEndOfStream else { return 0 }
+        do {
+            let count = try transport.receive(into: buffer, deadline: deadline)
+            if count == 0 { sawEndOfStream = true }
+            keepTail(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            return count
+        } catch {
+            keep(error, sending: false)
+            return nil
+        }
+    }
+
+    /// Forgets the last call's transport error (a read that timed out may be tried again; the
+    /// libraries keep a partly received record). End of stream stays.
+    public func clearPendingError() {
+        pendingError = nil
+        pendingFromSend = false
+    }
+
+    /// The peer's fatal alert when the last record received was one in plaintext (content type
+    /// 21, a TLS 1.x version, two bytes, level fatal). A TLS 1.3 peer may send its alert before it
+    /// has switched to its handshake keys (OpenSSL's client does, when it refuses the server's
+    /// certificate): the library, expecting an encrypted record, reports that it cannot decrypt
+    /// it, while the peer has said why it ended the handshake.
+    public var plaintextFatalAlert: TLSAlert? {
+        guard tail.count == 7, tail[0] == 21, tail[1] == 3, tail[2] <= 4, tail[3] == 0, tail[4] == 2, tail[5] == 2 else { return nil }
+        return TLSAlert(rawValue: tail[6])
+    }
+
+    private func keepTail(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.count >= 7 {
+            tail = Array(bytes.suffix(7))
+        } else {
+            tail.append(contentsOf: bytes)
+            if tail.count > 7 { tail.removeFirst(tail.count - 7) }
+        }
+    }
+
+    private func keep(_ error: any Error, sending: Bool) {
+        guard pendingError == nil else { return }
+        pendingError = error as? TLSError ?? TLSError(.transportFailure, "\(sending ? "sending" : "receiving") failed: \(error)")
+        pendingFromSend = sending
+    }
+}
