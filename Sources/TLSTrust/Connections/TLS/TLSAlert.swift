@@ -12,36 +12,24 @@ public struct TLSAlert: RawRepresentable, Sendable, Hashable, CustomStringConver
 
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let closeNotify = TLSAlert(rawValue: 0)
-    public static let unexpectedMessage = TLSAlert(rawValue: 10)
-    public static let badRecordMAC = TLSAlert(rawValue: 20)
-    public static let recordOverflow = TLSAlert(rawValue: 22)
-    public static let handshakeFailure = TLSAlert(rawValue: 40)
-    /// SSL 3.0's no_certificate, reserved since TLS 1.0; still a refusal when a peer sends it.
-    public static let noCertificate = TLSAlert(rawValue: 41)
-    public static let badCertificate = TLSAlert(rawValue: 42)
-    public static let unsupportedCertificate = TLSAlert(rawValue: 43)
-    public static let certificateRevoked = TLSAlert(rawValue: 44)
-    public static let certificateExpired = TLSAlert(rawValue: 45)
-    public static let certificateUnknown = TLSAlert(rawValue: 46)
-    public static let illegalParameter = TLSAlert(rawValue: 47)
-    public static let unknownCA = TLSAlert(rawValue: 48)
-    public static let accessDenied = TLSAlert(rawValue: 49)
-    public static let decodeError = TLSAlert(rawValue: 50)
-    public static let decryptError = TLSAlert(rawValue: 51)
-    public static let protocolVersion = TLSAlert(rawValue: 70)
-    public static let insufficientSecurity = TLSAlert(rawValue: 71)
-    public static let internalError = TLSAlert(rawValue: 80)
-    public static let inappropriateFallback = TLSAlert(rawValue: 86)
-    public static let userCanceled = TLSAlert(rawValue: 90)
-    public static let noRenegotiation = TLSAlert(rawValue: 100)
-    public static let missingExtension = TLSAlert(rawValue: 109)
-    public static let unsupportedExtension = TLSAlert(rawValue: 110)
-    public static let unrecognizedName = TLSAlert(rawValue: 112)
-    public static let badCertificateStatusResponse = TLSAlert(rawValue: 113)
-    public static let unknownPSKIdentity = TLSAlert(rawValue: 115)
-    public static let certificateRequired = TLSAlert(rawValue: 116)
-    public static let noApplicationProtocol = TLSAlert(rawValue: 120)
+    // The record layer and the connection.
+    public static let closeNotify = TLSAlert(rawValue: 0), unexpectedMessage = TLSAlert(rawValue: 10),
+                      badRecordMAC = TLSAlert(rawValue: 20), recordOverflow = TLSAlert(rawValue: 22),
+                      decodeError = TLSAlert(rawValue: 50), decryptError = TLSAlert(rawValue: 51),
+                      internalError = TLSAlert(rawValue: 80), userCanceled = TLSAlert(rawValue: 90)
+    // Negotiation: versions, parameters, extensions.
+    public static let handshakeFailure = TLSAlert(rawValue: 40), illegalParameter = TLSAlert(rawValue: 47),
+                      protocolVersion = TLSAlert(rawValue: 70), insufficientSecurity = TLSAlert(rawValue: 71),
+                      inappropriateFallback = TLSAlert(rawValue: 86), noRenegotiation = TLSAlert(rawValue: 100),
+                      missingExtension = TLSAlert(rawValue: 109), unsupportedExtension = TLSAlert(rawValue: 110),
+                      unrecognizedName = TLSAlert(rawValue: 112), unknownPSKIdentity = TLSAlert(rawValue: 115),
+                      noApplicationProtocol = TLSAlert(rawValue: 120)
+    // Certificates. `noCertificate` is SSL 3.0's, reserved since TLS 1.0: still a refusal when a peer sends it.
+    public static let noCertificate = TLSAlert(rawValue: 41), badCertificate = TLSAlert(rawValue: 42),
+                      unsupportedCertificate = TLSAlert(rawValue: 43), certificateRevoked = TLSAlert(rawValue: 44),
+                      certificateExpired = TLSAlert(rawValue: 45), certificateUnknown = TLSAlert(rawValue: 46),
+                      unknownCA = TLSAlert(rawValue: 48), accessDenied = TLSAlert(rawValue: 49),
+                      badCertificateStatusResponse = TLSAlert(rawValue: 113), certificateRequired = TLSAlert(rawValue: 116)
 
     /// The name RFC 8446 §6 gives it (`bad_certificate`), or `alert N` for a value it does not name.
     public var name: String { Self.names[rawValue] ?? "alert \(rawValue)" }

@@ -58,32 +58,21 @@ public struct TLSNegotiatedParameters: Sendable {
 }
 
 /// What a TLS library saw when a call failed, in the core's terms, with the library's own words.
+///
+/// The kinds: `alertReceived` (the peer sent this fatal alert), `peerClosed` (end of stream or
+/// close_notify where records were due), `notTLS` (the peer's bytes are not TLS records),
+/// `noPeerCertificate` (the library refused an empty Certificate message before its hook could
+/// run), `transport` (the transport failed and no error was kept), `stoppedByCore` (the role
+/// stopped because the link refused: its hook failed), `other` (anything else the library reports).
 public struct TLSLibraryFailure: Error, Sendable {
     public enum Kind: Sendable, Equatable {
-        /// The peer sent this fatal alert.
-        case alertReceived(TLSAlert)
-        /// The peer closed the connection (end of stream or close_notify) where TLS records were due.
-        case peerClosed
-        /// The peer's bytes are not TLS records.
-        case notTLS
-        /// The library refused an empty Certificate message before its hook could run.
-        case noPeerCertificate
-        /// The transport failed and the library could say no more (no error was kept).
-        case transport
-        /// The role stopped the handshake because the core refused (its hook failed).
-        case stoppedByCore
-        /// Anything else the library reports.
-        case other
+        case alertReceived(TLSAlert), peerClosed, notTLS, noPeerCertificate, transport, stoppedByCore, other
     }
 
-    public let kind: Kind
-    /// The library's own words, naming the library (`GnuTLS: Decryption has failed.`).
-    public let message: String
+    /// What the library saw, and its own words naming the library (`GnuTLS: Decryption has failed.`).
+    public let kind: Kind, message: String
 
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
+    public init(_ kind: Kind, _ message: String) { (self.kind, self.message) = (kind, message) }
 }
 
 /// A ``TLSBackend`` whose connections are ``TLSConnectionRole``s driven by the core's

@@ -97,9 +97,13 @@ public final class TLSStateMachine: TLSSession {
     public func handshake() throws {
         guard state == .ready else { throw TLSError(.invalidConfiguration, "the handshake of this session has already run") }
         state = .handshaking
+        link.channel.clearPendingError()
+        if link.side == .server, let refusal = refusalOfOfferedVersions() {
+            state = .failed
+            throw refusal
+        }
         do {
             var steps = 0
-            link.channel.clearPendingError()
             while try !role.stepHandshake() {
                 steps += 1
                 guard steps < Self.stepBudget else {
@@ -169,6 +173,26 @@ public final class TLSStateMachine: TLSSession {
         guard state == .established else {
             throw TLSError(.connectionClosed, state == .ready || state == .handshaking ? "the handshake has not completed" : "the connection is closed")
         }
+    }
+
+    // MARK: Versions
+
+    /// A server reads the client's first record before its library does: a ClientHello that
+    /// offers no version this server accepts is refused here, with protocol_version (RFC 8446
+    /// §4.2.1), the same on every backend. Anything else goes to the library as it arrived.
+    private func refusalOfOfferedVersions() -> TLSError? {
+        guard let record = link.channel.readFirstRecord(), let offered = OfferedVersions.inRecord(record) else { return nil }
+        let accepted = TLSVersion.allCases.filter(link.versions.contains)
+        guard !accepted.contains(where: { offered.contains($0.wireValue) }) else { return nil }
+        // A plaintext alert record, in the record version the client's ClientHello used.
+        let alert: [UInt8] = [21, record[1], record[2], 0, 2, 2, TLSAlert.protocolVersion.rawValue]
+        _ = alert.withUnsafeBytes { link.channel.send($0) }
+        let names = offered.sorted().map { value -> String in
+            if let version = TLSVersion.allCases.first(where: { $0.wireValue == value }) { return version.rawValue }
+            let hex = String(value, radix: 16)
+            return "0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+        return TLSError(.handshakeFailed, "the client offers no TLS version this server accepts (it offers \(names.joined(separator: ", ")); the server \(accepted.map(\.rawValue).joined(separator: ", "))): sent the fatal alert protocol_version")
     }
 
     // MARK: Which error wins

@@ -21,6 +21,8 @@ public final class TLSTransportChannel {
     public var deadlineLimit: ContinuousClock.Instant?
     /// The last bytes received, as many as a plaintext alert record holds.
     private var tail: [UInt8] = []
+    /// Bytes the core read ahead (a ClientHello it looked at), handed to the library first.
+    private var readAhead: [UInt8] = []
 
     init(transport: any TLSTransport, context: TLSHandshakeContext) {
         self.transport = transport
@@ -48,6 +50,12 @@ public final class TLSTransportChannel {
     /// Receives what has arrived, waiting for something until the deadline: the count, 0 at end
     /// of stream, nil when the transport failed (or had failed in this call).
     public func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        if !readAhead.isEmpty, buffer.count > 0, let base = buffer.baseAddress {
+            let count = min(buffer.count, readAhead.count)
+            readAhead.withUnsafeBytes { base.copyMemory(from: $0.baseAddress!, byteCount: count) }
+            readAhead.removeFirst(count)
+            return count
+        }
         guard pendingError == nil else { return nil }
         guard buffer.count > 0, !sawEndOfStream else { return 0 }
         do {
@@ -59,6 +67,29 @@ public final class TLSTransportChannel {
             keep(error, sending: false)
             return nil
         }
+    }
+
+    /// The first TLS record the peer sends, read ahead and kept for the library, which receives
+    /// it as if nothing had read it; nil when the bytes end, fail, or do not begin a handshake
+    /// record of at most 2^14 + 2048 bytes (what the library then receives is still exactly what
+    /// arrived).
+    func readFirstRecord() -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        func want(_ count: Int) -> Bool {
+            while bytes.count < count {
+                guard let n = chunk.withUnsafeMutableBytes({ receive(into: $0) }), n > 0 else { return false }
+                bytes += chunk[..<n]
+            }
+            return true
+        }
+        defer { readAhead = bytes }
+        // Only a handshake record (type 22, version 3.x) is waited for; other bytes go straight
+        // to the library, which refuses them as it does.
+        guard want(5), bytes[0] == 22, bytes[1] == 3 else { return nil }
+        let length = Int(bytes[3]) << 8 | Int(bytes[4])
+        guard length <= (1 << 14) + 2_048, want(5 + length) else { return nil }
+        return Array(bytes[..<(5 + length)])
     }
 
     /// Forgets the last call's transport error (a read that timed out may be tried again; the

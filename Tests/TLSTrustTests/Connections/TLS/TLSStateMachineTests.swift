@@ -91,17 +91,25 @@ struct TLSStateMachineTests {
 
     static func presented(_ pki: TestHierarchy) -> [[UInt8]] { [pki.leaf.der, pki.intermediate.der] }
 
+    /// A client session whose handshake has run: its error (nil when it completed), the session,
+    /// the role and the context.
+    static func handshaken(_ pki: TestHierarchy, configure: (inout TLSClientConfiguration) -> Void = { _ in },
+                           script: @escaping @Sendable (TLSSessionLink) throws -> Bool) async throws
+        -> (error: TLSError?, session: TLSStateMachine, role: ScriptedRole, context: TLSHandshakeContext) {
+        let (session, role, context, _) = try client(pki, configure: configure, script: script)
+        return (await handshake(session), session, role, context)
+    }
+
     @Test("A handshake that completes without the library reporting a chain is judged on the chain the library kept")
     func judgedAfterAHookThatNeverRan() async throws {
         let pki = try TestHierarchy.make()
-        let (session, role, context, _) = try Self.client(pki) { _ in true }
-        let error = await Self.handshake(session)
-        #expect(error?.code == .noPeerCertificate, "\(String(describing: error))")
-        #expect(session.state == .failed)
-        #expect(context.challenges == [.serverTrust])
-        #expect(role.alertsSent == [.badCertificate])
+        let run = try await Self.handshaken(pki) { _ in true }
+        #expect(run.error?.code == .noPeerCertificate, "\(String(describing: run.error))")
+        #expect(run.session.state == .failed)
+        #expect(run.context.challenges == [.serverTrust])
+        #expect(run.role.alertsSent == [.badCertificate])
         var byte: UInt8 = 0
-        #expect(throws: TLSError.self) { try withUnsafeMutableBytes(of: &byte) { try session.read(into: $0) } }
+        #expect(throws: TLSError.self) { try withUnsafeMutableBytes(of: &byte) { try run.session.read(into: $0) } }
 
         let (trusted, trustedRole, _, _) = try Self.client(pki) { _ in true }
         trustedRole.chainKept = Self.presented(pki)
@@ -114,19 +122,18 @@ struct TLSStateMachineTests {
         let pki = try TestHierarchy.make()
         let stranger = try TestHierarchy.make()
         let answers = Locked<[Bool]>([])
-        let (session, role, context, _) = try Self.client(pki) { link in
+        let run = try await Self.handshaken(pki) { link in
             let first = link.peerPresented(Self.presented(stranger), protocolVersion: .tls12)
             let second = link.peerPresented(Self.presented(pki), protocolVersion: .tls12)
             answers.withLock { $0 = [first, second] }
             if !second { throw TLSLibraryFailure(.stoppedByCore, "the hook failed") }
             return true
         }
-        let error = await Self.handshake(session)
         #expect(answers.withLock { $0 } == [false, false])
-        #expect(error?.code == .peerTrustRefused, "\(String(describing: error))")
-        #expect(error?.evaluation?.primaryFailure?.code == .unknownIssuer)
-        #expect(context.challenges == [.serverTrust])
-        #expect(role.alertsSent == [.badCertificate])
+        #expect(run.error?.code == .peerTrustRefused, "\(String(describing: run.error))")
+        #expect(run.error?.evaluation?.primaryFailure?.code == .unknownIssuer)
+        #expect(run.context.challenges == [.serverTrust])
+        #expect(run.role.alertsSent == [.badCertificate])
     }
 
     @Test("TLSTrust's reason wins over the transport's error, and the transport's over the library's words")
@@ -157,7 +164,7 @@ struct TLSStateMachineTests {
     func clientCertificateRefusal() async throws {
         let pki = try TestHierarchy.make()
         for asked in [false, true] {
-            let (session, _, _, _) = try Self.client(pki) { link in
+            let run = try await Self.handshaken(pki) { link in
                 guard link.peerPresented(Self.presented(pki), protocolVersion: .tls12) else { return true }
                 if asked {
                     guard case .sendNone = link.certificateRequested(acceptableCANames: [], protocolVersion: .tls12,
@@ -165,16 +172,15 @@ struct TLSStateMachineTests {
                 }
                 throw TLSLibraryFailure(.alertReceived(.certificateRequired), "scripted")
             }
-            let error = await Self.handshake(session)
-            #expect(error?.code == (asked ? .clientCertificateRejected : .handshakeFailed), "asked: \(asked): \(String(describing: error))")
-            #expect("\(String(describing: error))".contains("certificate_required"))
+            #expect(run.error?.code == (asked ? .clientCertificateRejected : .handshakeFailed), "asked: \(asked): \(String(describing: run.error))")
+            #expect("\(String(describing: run.error))".contains("certificate_required"))
         }
     }
 
     @Test("A cancelled certificate request ends the handshake with handshake_failure and TLSTrust's reason")
     func cancelledCertificateRequest() async throws {
         let pki = try TestHierarchy.make()
-        let (session, role, _, _) = try Self.client(pki, configure: {
+        let run = try await Self.handshaken(pki, configure: {
             $0.challengeHandler = ClosureChallengeHandler { challenge in
                 challenge.protectionSpace.authenticationMethod == .clientCertificate ? .cancel() : .performDefaultHandling
             }
@@ -184,39 +190,102 @@ struct TLSStateMachineTests {
                                                           keyType: ScriptedKey.self) else { return true }
             throw TLSLibraryFailure(.stoppedByCore, "scripted")
         }
-        let error = await Self.handshake(session)
-        #expect(error?.code == .cancelled, "\(String(describing: error))")
-        #expect(role.alertsSent == [.handshakeFailure])
+        #expect(run.error?.code == .cancelled, "\(String(describing: run.error))")
+        #expect(run.role.alertsSent == [.handshakeFailure])
     }
 
     @Test("A library that never completes its handshake is stopped by the step budget")
     func stepBudget() async throws {
-        let pki = try TestHierarchy.make()
-        let (session, _, _, _) = try Self.client(pki) { _ in false }
-        let error = await Self.handshake(session)
-        #expect(error?.code == .handshakeFailed, "\(String(describing: error))")
-        #expect(session.state == .failed)
+        let run = try await Self.handshaken(try TestHierarchy.make()) { _ in false }
+        #expect(run.error?.code == .handshakeFailed, "\(String(describing: run.error))")
+        #expect(run.error?.message.contains("steps") == true)
+        #expect(run.session.state == .failed)
     }
 
     @Test("close_notify only after a completed handshake; the library's state is freed once")
     func closing() async throws {
         let pki = try TestHierarchy.make()
-        let (failed, failedRole, _, _) = try Self.client(pki) { _ in true }
-        _ = await Self.handshake(failed)
-        failed.shutdown()
-        failed.shutdown()
-        #expect(failedRole.closeNotifies == 0)
-        #expect(failedRole.releases == 1)
+        let failed = try await Self.handshaken(pki) { _ in true }
+        failed.session.shutdown()
+        failed.session.shutdown()
+        #expect(failed.role.closeNotifies == 0)
+        #expect(failed.role.releases == 1)
 
-        let (session, role, _, _) = try Self.client(pki) { link in link.peerPresented(Self.presented(pki), protocolVersion: .tls12) }
-        #expect(await Self.handshake(session) == nil)
-        #expect(throws: TLSError.self) { try session.handshake() }
-        session.shutdown()
-        session.shutdown()
-        #expect(role.closeNotifies == 1)
-        #expect(role.releases == 1)
-        #expect(session.state == .closed)
-        #expect(throws: TLSError.self) { try [UInt8]([1]).withUnsafeBytes { try session.write($0) } }
+        let run = try await Self.handshaken(pki) { link in link.peerPresented(Self.presented(pki), protocolVersion: .tls12) }
+        #expect(run.error == nil)
+        #expect(throws: TLSError.self) { try run.session.handshake() }
+        run.session.shutdown()
+        run.session.shutdown()
+        #expect(run.role.closeNotifies == 1)
+        #expect(run.role.releases == 1)
+        #expect(run.session.state == .closed)
+        #expect(throws: TLSError.self) { try [UInt8]([1]).withUnsafeBytes { try run.session.write($0) } }
+    }
+
+    /// A server session on the scripted backend (TLS 1.2 only), and the client's end of its pipe.
+    static func server(_ pki: TestHierarchy, script: @escaping @Sendable (TLSSessionLink) throws -> Bool) throws
+        -> (TLSStateMachine, ScriptedRole, MemoryTransport) {
+        let backend = ScriptedBackend(script: script)
+        let identity = try ClientIdentity(certificate: pki.leaf.certificate, certificateChain: [],
+                                          privateKey: ScriptedKey(publicKey: pki.leaf.certificate.publicKey))
+        let configuration = TLSServerConfiguration(identity: identity)
+        let (near, far) = MemoryTransport.makePair()
+        let context = TLSHandshakeContext(server: configuration, port: 0, backend: backend)
+        context.deadline = .now + .seconds(5)
+        let session = try TLSStateMachine(server: configuration, context: context, transport: near, backend: backend)
+        return (session, try #require(backend.made.withLock { $0 }), far)
+    }
+
+    /// A ClientHello record offering `supportedVersions` (none: no extension) after `legacyVersion`.
+    static func clientHello(legacyVersion: Int = 0x0303, supportedVersions: [Int]?) -> [UInt8] {
+        func two(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xff), UInt8(value & 0xff)] }
+        var body = two(legacyVersion) + [UInt8](repeating: 7, count: 32) + [0] + two(2) + [0x13, 0x01] + [1, 0]
+        if let supportedVersions {
+            let list = supportedVersions.flatMap(two)
+            let entry = two(43) + two(list.count + 1) + [UInt8(list.count)] + list
+            body += two(entry.count) + entry
+        }
+        let message = [1, 0] + two(body.count) + body
+        return [22, 3, 1] + two(message.count) + message
+    }
+
+    @Test("A ClientHello offering no version the server accepts is refused with protocol_version before the library sees it")
+    func offeredVersions() async throws {
+        let pki = try TestHierarchy.make()
+        for (what, hello) in [("TLS 1.3 only, with a GREASE value", Self.clientHello(supportedVersions: [0x0a0a, 0x0304])),
+                              ("TLS 1.1 and lower, no extension", Self.clientHello(legacyVersion: 0x0302, supportedVersions: nil))] {
+            let stepped = Locked(false)
+            let (session, _, far) = try Self.server(pki) { _ in stepped.withLock { $0 = true }; return true }
+            try hello.withUnsafeBytes { try far.send($0, deadline: .now + .seconds(1)) }
+            let error = await Self.handshake(session)
+            #expect(error?.code == .handshakeFailed, "\(what): \(String(describing: error))")
+            #expect(error?.message.contains("protocol_version") == true, "\(what)")
+            #expect(!stepped.withLock { $0 }, "\(what): the library saw the ClientHello")
+            var alert = [UInt8](repeating: 0, count: 7)
+            let count = try alert.withUnsafeMutableBytes { try far.receive(into: $0, deadline: .now + .seconds(1)) }
+            #expect(Array(alert[..<count]) == [21, 3, 1, 0, 2, 2, 70], "\(what)")
+        }
+    }
+
+    @Test("What the server's library receives is exactly what arrived, whether or not the core could read a ClientHello in it")
+    func readAheadIsHandedOn() async throws {
+        let pki = try TestHierarchy.make()
+        let garbage = Array("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n".utf8)
+        for sent in [Self.clientHello(supportedVersions: [0x0304, 0x0303]), Self.clientHello(supportedVersions: nil), garbage,
+                     [22, 3, 1, 0xff, 0xff, 1, 2, 3]] {  // the last: a record longer than TLS allows
+            let received = Locked<[UInt8]>([])
+            let (session, _, far) = try Self.server(pki) { link in
+                var buffer = [UInt8](repeating: 0, count: 100_000)
+                while received.withLock({ $0.count }) < sent.count,
+                      let n = buffer.withUnsafeMutableBytes({ link.channel.receive(into: $0) }), n > 0 {
+                    received.withLock { $0 += buffer[..<n] }
+                }
+                return true
+            }
+            try sent.withUnsafeBytes { try far.send($0, deadline: .now + .seconds(1)) }
+            #expect(await Self.handshake(session) == nil)
+            #expect(received.withLock { $0 } == sent)
+        }
     }
 
     @Test("Settings are checked before a library sees them: versions, stapling, a foreign identity")
