@@ -368,7 +368,7 @@ final class MbedTLSProtocolList {
     let pointer: UnsafeMutablePointer<UnsafePointer<CChar>?>
     private let strings: [UnsafeMutablePointer<CChar>]
 
-    /// `protocols` as checked by ``ApplicationProtocols`` (no NUL, so each is one C string).
+    /// `protocols` as checked by ``TLSApplicationProtocols`` (no NUL, so each is one C string).
     init(_ protocols: [String]) {
         strings = protocols.map { strdup($0)! }
         pointer = .allocate(capacity: strings.count + 1)

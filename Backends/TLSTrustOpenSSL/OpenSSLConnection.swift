@@ -413,7 +413,7 @@ enum OpenSSLTLSCallbacks {
         }
     }
 
-    /// A server's ALPN choice (``ApplicationProtocols/select(offered:)``); none (no ALPN in the
+    /// A server's ALPN choice (``TLSApplicationProtocols/select(offered:)``); none (no ALPN in the
     /// reply) when they share none.
     static let selectApplicationProtocol: @convention(c) (
         OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<UInt8>?,

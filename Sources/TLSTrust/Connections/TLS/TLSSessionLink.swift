@@ -23,7 +23,7 @@ public final class TLSSessionLink {
     /// The version range, checked against what the backend supports.
     public let versions: ClosedRange<TLSVersion>
     /// ALPN names to offer (client) or accept (server), checked.
-    public let applicationProtocols: ApplicationProtocols
+    public let applicationProtocols: TLSApplicationProtocols
     /// The DNS name a client sends in SNI (``ServerNameIndication``); nil on a server and for an
     /// IP literal.
     public let serverNameIndication: String?
@@ -46,7 +46,7 @@ public final class TLSSessionLink {
     public private(set) var alertToSend: TLSAlert?
 
     init(side: TLSHandshakeContext.Role, context: TLSHandshakeContext, transport: any TLSTransport,
-         versions: ClosedRange<TLSVersion>, applicationProtocols: ApplicationProtocols, serverNameIndication: String?,
+         versions: ClosedRange<TLSVersion>, applicationProtocols: TLSApplicationProtocols, serverNameIndication: String?,
          asksForStapledOCSPResponse: Bool, stapledOCSPResponse: [UInt8]?, clientAuthentication: TLSClientAuthentication,
          acceptableClientCAs: [Certificate], serverIdentity: ClientIdentity?) {
         self.side = side

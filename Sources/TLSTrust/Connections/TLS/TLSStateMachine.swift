@@ -9,7 +9,7 @@
 /// ```
 ///
 /// What it decides, once for every backend:
-/// - **Settings.** The version range against the backend's, ALPN names (``ApplicationProtocols``),
+/// - **Settings.** The version range against the backend's, ALPN names (``TLSApplicationProtocols``),
 ///   the SNI name (``ServerNameIndication``), stapling against ``TLSBackend/supportsOCSPStapling``,
 ///   and identity ownership: an identity whose key another backend imported is refused at
 ///   creation, before any byte is sent.
@@ -52,7 +52,7 @@ public final class TLSStateMachine: TLSSession {
         }
         let link = TLSSessionLink(
             side: .client, context: context, transport: transport, versions: versions.0...versions.1,
-            applicationProtocols: try ApplicationProtocols(configuration.applicationProtocols),
+            applicationProtocols: try TLSApplicationProtocols(configuration.applicationProtocols),
             serverNameIndication: ServerNameIndication.hostName(configured: configuration.serverName, host: context.host),
             asksForStapledOCSPResponse: configuration.asksForStapledOCSPResponse && backend.supportsOCSPStapling,
             stapledOCSPResponse: nil, clientAuthentication: .none, acceptableClientCAs: [], serverIdentity: nil)
@@ -75,7 +75,7 @@ public final class TLSStateMachine: TLSSession {
         try TLSSessionLink.checkOwner(of: configuration.identity, for: "the server configuration", backend: backend)
         let link = TLSSessionLink(
             side: .server, context: context, transport: transport, versions: versions.0...versions.1,
-            applicationProtocols: try ApplicationProtocols(configuration.applicationProtocols), serverNameIndication: nil,
+            applicationProtocols: try TLSApplicationProtocols(configuration.applicationProtocols), serverNameIndication: nil,
             asksForStapledOCSPResponse: false, stapledOCSPResponse: configuration.stapledOCSPResponse,
             clientAuthentication: configuration.clientAuthentication,
             acceptableClientCAs: configuration.clientAuthentication == .none ? [] : configuration.clientAnchors.certificates,

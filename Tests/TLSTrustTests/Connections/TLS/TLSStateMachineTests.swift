@@ -333,19 +333,19 @@ struct TLSAlertTests {
 
     @Test("ALPN wire format, and the names no library could send")
     func applicationProtocols() throws {
-        let list = try ApplicationProtocols(["h2", "http/1.1"])
+        let list = try TLSApplicationProtocols(["h2", "http/1.1"])
         #expect(list.wireFormat == [2] + Array("h2".utf8) + [8] + Array("http/1.1".utf8))
-        #expect(try ApplicationProtocols([]).isEmpty)
+        #expect(try TLSApplicationProtocols([]).isEmpty)
         for bad in [[""], [String(repeating: "a", count: 256)], ["h2\u{0}"], (0..<300).map { _ in String(repeating: "x", count: 255) }] {
-            let error = #expect(throws: TLSError.self) { _ = try ApplicationProtocols(bad) }
+            let error = #expect(throws: TLSError.self) { _ = try TLSApplicationProtocols(bad) }
             #expect(error?.code == .invalidConfiguration)
         }
-        #expect(try ApplicationProtocols([String(repeating: "a", count: 255)]).wireFormat.count == 256)
+        #expect(try TLSApplicationProtocols([String(repeating: "a", count: 255)]).wireFormat.count == 256)
     }
 
     @Test("A server chooses its own most preferred protocol that the client offers; a malformed offer is read up to its first bad entry")
     func select() throws {
-        let server = try ApplicationProtocols(["h2", "http/1.1"])
+        let server = try TLSApplicationProtocols(["h2", "http/1.1"])
         func choice(_ offered: [UInt8]) -> [UInt8]? {
             offered.withUnsafeBufferPointer { buffer in server.select(offered: buffer).map { Array(buffer[$0]) } }
         }

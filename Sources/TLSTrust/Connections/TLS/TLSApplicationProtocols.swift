@@ -4,7 +4,7 @@
 /// accepted or refused alike whatever the library; a library that takes the wire format gets
 /// ``wireFormat``, and a server whose library leaves the choice to the application chooses with
 /// ``select(offered:)``.
-public struct ApplicationProtocols: Sendable, Equatable {
+public struct TLSApplicationProtocols: Sendable, Equatable {
     /// The names, in the configured order (a server's most preferred first).
     public let names: [String]
     /// The ProtocolNameList as sent on the wire: each name preceded by its one-byte length.
