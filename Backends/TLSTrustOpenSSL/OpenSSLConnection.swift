@@ -40,6 +40,9 @@ final class OpenSSLConnection: TLSConnectionRole {
     /// A TLS 1.2 client's presented chain, held by the verify callback until the server's
     /// CertificateStatus is known; nil when no decision waits.
     private var pendingChain: [[UInt8]]?
+    /// OpenSSL reported `SSL_ERROR_SYSCALL` or `SSL_ERROR_SSL`, after which `SSL_shutdown` must
+    /// not be called (a read that timed out may still be made again).
+    private var fatalErrorSeen = false
 
     // MARK: Making connections
 
@@ -202,7 +205,7 @@ final class OpenSSLConnection: TLSConnectionRole {
     func sendFatalAlert(_ alert: TLSAlert) {}
 
     func sendCloseNotify() {
-        guard let ssl else { return }
+        guard let ssl, !fatalErrorSeen else { return }
         ERR_clear_error()
         _ = SSL_shutdown(ssl)  // sends close_notify; does not wait for the peer's
         ERR_clear_error()
@@ -222,6 +225,7 @@ final class OpenSSLConnection: TLSConnectionRole {
     /// `SSL_AD_REASON_OFFSET` + its number.
     private func failure(_ result: Int32, handshaking: Bool) -> TLSLibraryFailure {
         let code = ssl.map { SSL_get_error($0, result) } ?? SSL_ERROR_SSL
+        if code == SSL_ERROR_SYSCALL || code == SSL_ERROR_SSL { fatalErrorSeen = true }
         let reason = Self.firstSSLReason()
         let text = OpenSSLLibrary.drainErrors()
         let message = "OpenSSL: \(text.isEmpty ? "SSL_get_error \(code)" : text)"
