@@ -13,6 +13,8 @@
 ///   the SNI name (``ServerNameIndication``), stapling against ``TLSBackend/supportsOCSPStapling``,
 ///   and identity ownership: an identity whose key another backend imported is refused at
 ///   creation, before any byte is sent.
+/// - **Versions, on a server.** A ClientHello that offers no version the server accepts is refused
+///   with protocol_version before the library reads it.
 /// - **The peer is judged.** Through ``TLSSessionLink/peerPresented(_:protocolVersion:stapledOCSPResponses:)``
 ///   from the library's hook; a handshake that completes without the hook having run (no
 ///   Certificate exchanged) is judged on the chain the library kept before any data moves.
