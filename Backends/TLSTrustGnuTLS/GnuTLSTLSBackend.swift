@@ -10,9 +10,9 @@ import TLSTrust
 ///                                                  configuration: configuration, backend: GnuTLSTrustBackend())
 /// ```
 ///
-/// The peer's chain is judged by the core through the handshake context (see ``GnuTLSTLSSession``);
+/// The peer's chain is judged by the core through the handshake context (``GnuTLSConnection`` under the core's ``TLSStateMachine``);
 /// identities must come from this backend's `importPKCS12` or `importIdentity`.
-extension GnuTLSTrustBackend: TLSBackend {
+extension GnuTLSTrustBackend: TLSLibraryBackend {
     /// GnuTLS 3.7 negotiates TLS 1.2 and TLS 1.3.
     public var supportedTLSVersions: Set<TLSVersion> { [.tls12, .tls13] }
 
@@ -25,15 +25,9 @@ extension GnuTLSTrustBackend: TLSBackend {
     /// ``TLSServerConfiguration/stapledOCSPResponse``.
     public var supportsOCSPStapling: Bool { true }
 
-    public func makeClientSession(configuration: TLSClientConfiguration, context: TLSHandshakeContext,
-                                  transport: any TLSTransport) throws -> any TLSSession {
-        let versions = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
-        return try GnuTLSTLSSession(client: configuration, context: context, transport: transport, versions: versions)
-    }
+    public var privateKeyType: any PrivateKeyHandle.Type { GnuTLSPrivateKey.self }
 
-    public func makeServerSession(configuration: TLSServerConfiguration, context: TLSHandshakeContext,
-                                  transport: any TLSTransport) throws -> any TLSSession {
-        let versions = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
-        return try GnuTLSTLSSession(server: configuration, context: context, transport: transport, versions: versions)
+    public func makeConnection(_ link: TLSSessionLink) throws -> any TLSConnectionRole {
+        try GnuTLSConnection(link: link)
     }
 }

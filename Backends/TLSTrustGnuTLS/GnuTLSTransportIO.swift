@@ -9,14 +9,14 @@ import TLSTrust
 /// GnuTLS's record layer reads and writes through these push/pull functions, which call the
 /// session's ``TLSTransport`` with the handshake context's deadline. GnuTLS never touches a socket.
 ///
-/// The transport ptr is the ``GnuTLSTLSSession`` itself (unretained: the session owns the
-/// `gnutls_session_t`, and GnuTLS calls these only from inside the session's own calls). A transport
-/// error cannot cross the C boundary, so it is stashed in the session and rethrown by the Swift call
+/// The transport ptr is the ``GnuTLSConnection`` itself (unretained: it owns the
+/// `gnutls_session_t`, and GnuTLS calls these only from inside its own calls). A transport error
+/// cannot cross the C boundary, so the core's ``TLSTransportChannel`` keeps it for the Swift call
 /// that drove GnuTLS; GnuTLS sees -1 with `EIO` (fatal), or `EAGAIN` for a receive that timed out
 /// without consuming anything (so a later read can resume the same record).
 enum GnuTLSTransportIO {
     /// Installs the push, pull and pull-timeout functions on `session`.
-    static func install(on session: gnutls_session_t, owner: GnuTLSTLSSession) {
+    static func install(on session: gnutls_session_t, owner: GnuTLSConnection) {
         gnutls_transport_set_ptr(session, Unmanaged.passUnretained(owner).toOpaque())
         gnutls_transport_set_push_function(session, push)
         // Set after `push` (which clears it): GnuTLS hands a whole flight to one call, so the peer
@@ -30,13 +30,13 @@ enum GnuTLSTransportIO {
 
     private static let push: gnutls_push_func = { pointer, data, size in
         guard let pointer else { return -1 }
-        let owner = Unmanaged<GnuTLSTLSSession>.fromOpaque(pointer).takeUnretainedValue()
+        let owner = Unmanaged<GnuTLSConnection>.fromOpaque(pointer).takeUnretainedValue()
         return owner.transportPush(UnsafeRawBufferPointer(start: data, count: size))
     }
 
     private static let vectorPush: gnutls_vec_push_func = { pointer, vectors, count in
         guard let pointer else { return -1 }
-        let owner = Unmanaged<GnuTLSTLSSession>.fromOpaque(pointer).takeUnretainedValue()
+        let owner = Unmanaged<GnuTLSConnection>.fromOpaque(pointer).takeUnretainedValue()
         guard let vectors, count > 0 else { return 0 }
         let parts = UnsafeBufferPointer(start: vectors, count: Int(count))
         if parts.count == 1 {
@@ -52,56 +52,33 @@ enum GnuTLSTransportIO {
 
     private static let pull: gnutls_pull_func = { pointer, data, size in
         guard let pointer else { return -1 }
-        let owner = Unmanaged<GnuTLSTLSSession>.fromOpaque(pointer).takeUnretainedValue()
+        let owner = Unmanaged<GnuTLSConnection>.fromOpaque(pointer).takeUnretainedValue()
         return owner.transportPull(UnsafeMutableRawBufferPointer(start: data, count: size))
     }
 
     private static let pullTimeout: gnutls_pull_timeout_func = { _, _ in 1 }
 }
 
-extension GnuTLSTLSSession {
-    /// Sends `bytes` through the transport for GnuTLS; -1 with `EIO` after stashing the error.
+extension GnuTLSConnection {
+    /// Sends `bytes` through the link's channel for GnuTLS; -1 with `EIO` when the transport failed.
     func transportPush(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let session = handle else { return -1 }
-        if transportError != nil {
+        guard link.channel.send(bytes) else {
             gnutls_transport_set_errno(session, EIO)
             return -1
         }
-        guard bytes.count > 0 else { return 0 }
-        do {
-            try transport.send(bytes, deadline: context.deadline)
-            return bytes.count
-        } catch {
-            transportError = Self.transportTLSError(error, sending: true)
-            gnutls_transport_set_errno(session, EIO)
-            return -1
-        }
+        return bytes.count
     }
 
-    /// Receives into `buffer` for GnuTLS; 0 at end of stream; -1 after stashing the error.
+    /// Receives into `buffer` for GnuTLS; 0 at end of stream; -1 when the transport failed.
     func transportPull(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let session = handle else { return -1 }
-        if transportError != nil {
-            gnutls_transport_set_errno(session, EIO)
-            return -1
-        }
-        guard buffer.count > 0 else { return 0 }
-        do {
-            let n = try transport.receive(into: buffer, deadline: context.deadline)
-            if n == 0 { peerClosedTransport = true }
-            return n
-        } catch {
-            let stashed = Self.transportTLSError(error, sending: false)
-            transportError = stashed
+        guard let count = link.channel.receive(into: buffer) else {
             // Nothing was consumed by a receive that timed out: let GnuTLS treat it as "try again"
             // so that a later read can go on with the same record.
-            gnutls_transport_set_errno(session, stashed.code == .timedOut ? EAGAIN : EIO)
+            gnutls_transport_set_errno(session, link.channel.pendingError?.code == .timedOut ? EAGAIN : EIO)
             return -1
         }
-    }
-
-    static func transportTLSError(_ error: any Error, sending: Bool) -> TLSError {
-        if let error = error as? TLSError { return error }
-        return TLSError(.transportFailure, "\(sending ? "sending" : "receiving") failed: \(error)")
+        return count
     }
 }

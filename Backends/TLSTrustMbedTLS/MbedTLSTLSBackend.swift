@@ -1,11 +1,11 @@
 import TLSTrust
 
-/// Live TLS over mbedTLS 2.28: ``MbedTLSTLSSession``.
+/// Live TLS over mbedTLS 2.28: ``MbedTLSConnection`` under the core's ``TLSStateMachine``.
 ///
 /// Debian's mbedTLS 2.28 is built without TLS 1.3 (`MBEDTLS_SSL_PROTO_TLS1_3_EXPERIMENTAL` is off,
 /// and 2.28's TLS 1.3 was a prototype anyway): sessions negotiate TLS 1.2 only, and a
 /// configuration whose range holds only TLS 1.3 fails with `.unsupported`.
-extension MbedTLSTrustBackend: TLSBackend {
+extension MbedTLSTrustBackend: TLSLibraryBackend {
     /// TLS 1.2 only.
     public var supportedTLSVersions: Set<TLSVersion> { [.tls12] }
 
@@ -21,22 +21,9 @@ extension MbedTLSTrustBackend: TLSBackend {
     /// the engine decides without a stapled answer.
     public var supportsOCSPStapling: Bool { false }
 
-    public func makeClientSession(configuration: TLSClientConfiguration, context: TLSHandshakeContext,
-                                  transport: any TLSTransport) throws -> any TLSSession {
-        _ = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
-        if configuration.requestsOCSPStapling {
-            // An explicit request dropped silently would look like a server that staples nothing.
-            throw TLSError(.unsupported, "\(libraryVersion) cannot request OCSP stapling (status_request): it has no client-side stapling; leave requestsOCSPStapling off (with revocation on, the engine then judges without a stapled response)")
-        }
-        return try MbedTLSTLSSession.client(configuration: configuration, context: context, transport: transport)
-    }
+    public var privateKeyType: any PrivateKeyHandle.Type { MbedTLSPrivateKey.self }
 
-    public func makeServerSession(configuration: TLSServerConfiguration, context: TLSHandshakeContext,
-                                  transport: any TLSTransport) throws -> any TLSSession {
-        _ = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
-        if configuration.stapledOCSPResponse != nil {
-            throw TLSError(.unsupported, "\(libraryVersion) cannot staple an OCSP response (status_request): it has no server-side stapling")
-        }
-        return try MbedTLSTLSSession.server(configuration: configuration, context: context, transport: transport)
+    public func makeConnection(_ link: TLSSessionLink) throws -> any TLSConnectionRole {
+        try MbedTLSConnection(link: link)
     }
 }

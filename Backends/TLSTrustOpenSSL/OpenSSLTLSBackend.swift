@@ -2,8 +2,8 @@ internal import COpenSSL
 import TLSTrust
 
 /// TLS 1.2 and 1.3 connections over OpenSSL 3's `SSL`, with every trust decision made by TLSTrust
-/// (see ``OpenSSLTLSSession`` and the "TLS on OpenSSL" section of docs/backends.md).
-extension OpenSSLTrustBackend: TLSBackend {
+/// (``OpenSSLConnection`` under the core's ``TLSStateMachine``; see the "TLS on OpenSSL" section of docs/backends.md).
+extension OpenSSLTrustBackend: TLSLibraryBackend {
     /// TLS 1.2 and TLS 1.3.
     public var supportedTLSVersions: Set<TLSVersion> { [.tls12, .tls13] }
 
@@ -17,16 +17,9 @@ extension OpenSSLTrustBackend: TLSBackend {
     /// response, so a client sees at most one.
     public var supportsOCSPStapling: Bool { true }
 
-    public func makeClientSession(configuration: TLSClientConfiguration, context: TLSHandshakeContext,
-                                  transport: any TLSTransport) throws -> any TLSSession {
-        let versions = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
-        return try OpenSSLTLSSession(client: configuration, host: context.host, versions: versions,
-                                     context: context, transport: transport)
-    }
+    public var privateKeyType: any PrivateKeyHandle.Type { OpenSSLPrivateKey.self }
 
-    public func makeServerSession(configuration: TLSServerConfiguration, context: TLSHandshakeContext,
-                                  transport: any TLSTransport) throws -> any TLSSession {
-        let versions = try checkVersions(minimum: configuration.minimumVersion, maximum: configuration.maximumVersion)
-        return try OpenSSLTLSSession(server: configuration, versions: versions, context: context, transport: transport)
+    public func makeConnection(_ link: TLSSessionLink) throws -> any TLSConnectionRole {
+        try OpenSSLConnection(link: link)
     }
 }

@@ -2,7 +2,10 @@
 ///
 /// The backend supplies only the protocol: record layer, handshake, its library's key exchange and
 /// signatures. Every trust decision goes through the ``TLSHandshakeContext`` it is given, whose
-/// verdict it must enforce inside the handshake (a fatal alert, no further flight).
+/// verdict it must enforce inside the handshake (a fatal alert, no further flight). Adopt
+/// ``TLSLibraryBackend`` to get both sessions from the core's ``TLSStateMachine``, which carries
+/// those rules (and every other one of the handshake) once, and supply only a
+/// ``TLSConnectionRole``; the in-tree backends do.
 public protocol TLSBackend: TrustBackend {
     /// The TLS versions the linked library can negotiate.
     var supportedTLSVersions: Set<TLSVersion> { get }
