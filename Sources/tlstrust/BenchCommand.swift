@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-@_spi(Benchmarking) import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
 import TLSTrustTesting
 
 /// `tlstrust bench`: a quick comparison of the backends on a freshly generated PKI.
@@ -359,13 +359,12 @@ struct BenchFixture {
             {
                 guard let chain = try? der.map({ try Certificate(derEncoded: $0) }) else { return false }
                 var trust = Trust(certificates: chain, policies: [.ssl(hostname: Self.host)], anchors: anchors)
-                trust.engine = engine
                 if stapled != nil || crl != nil {
                     trust.revocation = RevocationPolicy(mode: .hard, scope: .leafOnly)
                     trust.stapledOCSPResponses = stapled.map { [$0] } ?? []
                     trust.crls = crl.map { [$0] } ?? []
                 }
-                return trust.evaluate(using: backend).isTrusted
+                return trust.evaluation(by: engine, using: backend).isTrusted
             }
         }
         let body: () -> Bool

@@ -1,30 +1,40 @@
 import Foundation
 import Synchronization
 import Testing
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustOpenSSL
 import TLSTrustTesting
 @testable import tlstrust
 
-/// OpenSSL's backend, counting how often its verifier is asked. Everything is forwarded to the
-/// real backend: the count is of real evaluations.
+/// OpenSSL as the engine's crypto provider, counting the signatures the engine asks it to check.
+/// Everything is forwarded to the real backend: the count is of real verifications.
 ///
-/// With `--engine native` every evaluation of a `Trust` reaches `evaluateNatively` exactly once
-/// (the engine's evaluations reach no single backend call), and `evaluate` composes its rules the
-/// same way for either engine, so counting native evaluations counts the composition's.
-final class CountingBackend: NativeTrustVerifier {
+/// Each instance is a provider of its own, and the runs below switch the verified-chain cache off,
+/// so every evaluation of the three-certificate chain checks exactly its two signatures: the count
+/// of checks, halved, is the count of evaluations.
+final class CountingBackend: TrustBackend, @unchecked Sendable {  // the counter is atomic; the rest is immutable
     let base = OpenSSLTrustBackend()
-    let evaluations = Atomic<Int>(0)
+    let checks = Atomic<Int>(0)
 
     var name: String { "counting-openssl" }
     var libraryVersion: String { base.libraryVersion }
-    var signatureSchemes: Set<SignatureScheme> { base.signatureSchemes }
-    var nativeFeatures: NativeVerifierFeatures { base.nativeFeatures }
-    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { try base.importPublicKey(key) }
-    func makeAnchorStore(_ anchors: [Certificate]) throws -> OpenSSLAnchorStore { try base.makeAnchorStore(anchors) }
-    func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: OpenSSLAnchorStore) -> TrustEvaluation {
-        evaluations.add(1, ordering: .relaxed)
-        return base.evaluateNatively(request, anchorStore: anchorStore)
+    var providerIdentity: ProviderIdentity { ProviderIdentity(instance: self) }
+    var signatureAlgorithms: SupportedSignatureAlgorithms { base.signatureAlgorithms }
+    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
+        CountingKey(inner: try base.importPublicKey(key), owner: self)
+    }
+
+    final class CountingKey: SignatureVerificationKey {
+        let inner: any SignatureVerificationKey
+        let owner: CountingBackend
+        init(inner: any SignatureVerificationKey, owner: CountingBackend) {
+            self.inner = inner
+            self.owner = owner
+        }
+        func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
+            owner.checks.add(1, ordering: .relaxed)
+            return try inner.isValidSignature(signature, for: message, scheme: scheme)
+        }
     }
 }
 
@@ -32,14 +42,32 @@ final class CountingBackend: NativeTrustVerifier {
 /// rules are decided by the library's evaluators on that evaluation's chain.
 @Suite("tlstrust evaluate: one evaluation per invocation")
 struct EvaluateOnceTests {
-    /// Runs `evaluate` in process with `arguments` (after `--backend openssl --engine native`) on a
-    /// counting backend; returns the outcome and the number of evaluations.
+    /// Runs `evaluate` in process with `arguments` (after `--backend openssl`) on a counting
+    /// backend, the verified-chain cache off; returns the outcome and the number of evaluations.
     static func run(_ arguments: [String]) throws -> (outcome: RuleOutcome, evaluations: Int) {
-        let command = try EvaluateCommand.parse(["--backend", "openssl", "--engine", "native"] + arguments)
+        let command = try EvaluateCommand.parse(["--backend", "openssl"] + arguments)
         let backend = CountingBackend()
-        let (trust, request, rules) = try command.prepare(for: backend)
-        let outcome = try rules.decide(trust, request: request, backend: backend, host: command.options.hostname)
-        return (outcome, backend.evaluations.load(ordering: .relaxed))
+        var (trust, _, rules) = try command.prepare(for: backend)
+        trust.usesVerifiedChainCache = false
+        let outcome = try rules.decide(trust, backend: backend, host: command.options.hostname)
+        let checks = backend.checks.load(ordering: .relaxed)
+        #expect(checks.isMultiple(of: 2), "\(checks) signature checks for a chain of two signatures")
+        return (outcome, checks / 2)
+    }
+
+    @Test("--engine native with a rule is refused: rules are decided by the engine only")
+    func nativeTakesNoRules() throws {
+        let pki = try TestHierarchy.make()
+        try withFixtures { files in
+            let base = ["--backend", "openssl", "--engine", "native", "--leaf", try files.pem("chain.pem", [pki.leaf, pki.intermediate]),
+                        "--anchors", try files.pem("anchors.pem", [pki.root]), "--hostname", testHost]
+            for rule in [["--pin", pki.root.certificate.publicKey.pin], ["--af-mode", "none"]] {
+                let command = try EvaluateCommand.parse(base + rule)
+                #expect(throws: TLSTrustError(.invalidArgument, "")) { try command.prepare(for: OpenSSLTrustBackend()) }
+            }
+            let plain = try EvaluateCommand.parse(base)
+            #expect(try plain.prepare(for: OpenSSLTrustBackend()).0.evaluateNatively(using: OpenSSLTrustBackend()).isTrusted)
+        }
     }
 
     @Test("no rule, --pin, --config, both, and --af-mode without a host: exactly one evaluation each")

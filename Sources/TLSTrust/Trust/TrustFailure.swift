@@ -23,21 +23,6 @@ public struct TrustFailure: Sendable, Hashable, CustomStringConvertible {
         self.detail = detail
     }
 
-    /// The library's error number, or 0 when there is none.
-    @available(*, deprecated, renamed: "libraryCode", message: "libraryCode is nil, not 0, when no library reported the failure")
-    public var nativeCode: Int { libraryCode ?? 0 }
-
-    /// The failure's text, whoever wrote it.
-    @available(*, deprecated, renamed: "detail")
-    public var nativeDescription: String { detail }
-
-    /// The 0.1 initializer, where `nativeCode: 0` meant "no library code" (as the `--json` output
-    /// has always printed it: `null`); 0 therefore becomes a nil ``libraryCode``.
-    @available(*, deprecated, renamed: "init(_:certificateIndex:libraryCode:detail:)")
-    public init(_ code: TrustFailureCode, certificateIndex: Int?, nativeCode: Int, nativeDescription: String) {
-        self.init(code, certificateIndex: certificateIndex, libraryCode: nativeCode == 0 ? nil : nativeCode, detail: nativeDescription)
-    }
-
     public var description: String {
         let at = certificateIndex.map { " at depth \($0)" } ?? ""
         return "\(code)\(at): \(detail)"

@@ -1,19 +1,21 @@
 import Foundation
 import Synchronization
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustOpenSSL
 import TLSTrustTesting
 import Testing
 
 /// OpenSSL as a crypto provider — the one role the engine needs — counting the signature checks
-/// the engine asks for. A type of its own, so that keys cached by backend type are its alone.
+/// the engine asks for. Each instance is a provider of its own, so that its keys and verified
+/// chains are its alone.
 final class SignatureCountingBackend: TrustBackend, @unchecked Sendable {  // the counter is atomic; the rest is immutable
     let inner = OpenSSLTrustBackend()
     let name = "counting-\(UUID().uuidString.prefix(8))"
     let checks = Atomic<Int>(0)
 
     var libraryVersion: String { inner.libraryVersion }
-    var signatureSchemes: Set<SignatureScheme> { inner.signatureSchemes }
+    var providerIdentity: ProviderIdentity { ProviderIdentity(instance: self) }
+    var signatureAlgorithms: SupportedSignatureAlgorithms { inner.signatureAlgorithms }
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
         CountingKey(inner: try inner.importPublicKey(key), owner: self)
     }
@@ -148,11 +150,10 @@ struct VerifiedChainCacheTests {
         #expect(anchors.verifiedChainCount == 0)
 
         var native = trust(h, anchors: anchors)
-        native.engine = .native
-        #expect(native.evaluate(using: OpenSSLTrustBackend()).isTrusted)
+        #expect(native.evaluateNatively(using: OpenSSLTrustBackend()).isTrusted)
         #expect(anchors.verifiedChainCount == 0)
         // A provider without the native-verifier role says so, and decides nothing.
-        let refused = native.evaluate(using: backend)
+        let refused = native.evaluateNatively(using: backend)
         #expect(!refused.isTrusted && refused.primaryFailure?.code == .unsupported, "\(refused)")
     }
 

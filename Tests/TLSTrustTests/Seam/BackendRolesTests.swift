@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarking) import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
@@ -14,7 +14,8 @@ struct BackendRolesTests {
     struct SignaturesOnly: TrustBackend {
         var name: String { "signatures-only" }
         var libraryVersion: String { "test" }
-        var signatureSchemes: Set<SignatureScheme> { OpenSSLTrustBackend().signatureSchemes }
+        var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
+        var signatureAlgorithms: SupportedSignatureAlgorithms { OpenSSLTrustBackend().signatureAlgorithms }
         func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { try OpenSSLTrustBackend().importPublicKey(key) }
     }
 
@@ -44,10 +45,9 @@ struct BackendRolesTests {
         let backend: any TrustBackend = SignaturesOnly()
         let pki = try TestHierarchy.make()
         var native = Trust(certificates: pki.chain.certificates, anchors: .only(pki.anchors.certificates))
-        native.engine = .native
-        let refused = native.evaluate(using: backend)
+        let refused = native.evaluateNatively(using: backend)
         #expect(!refused.isTrusted && refused.primaryFailure?.code == .unsupported, "\(refused)")
-        #expect(native.evaluate(using: OpenSSLTrustBackend()).isTrusted)
+        #expect(native.evaluateNatively(using: OpenSSLTrustBackend()).isTrusted)
         do {
             _ = try backend.importPKCS12([0x30, 0x00], password: "x")
             Issue.record("a backend without IdentityImporting imported an identity")
