@@ -3,54 +3,25 @@ import Synchronization
 import Testing
 @_spi(Comparison) import TLSTrust
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 @testable import tlstrust
-
-/// OpenSSL as the engine's crypto provider, counting the signatures the engine asks it to check.
-/// Everything is forwarded to the real backend: the count is of real verifications.
-///
-/// Each instance is a provider of its own, and the runs below switch the verified-chain cache off,
-/// so every evaluation of the three-certificate chain checks exactly its two signatures: the count
-/// of checks, halved, is the count of evaluations.
-final class CountingBackend: TrustBackend, @unchecked Sendable {  // the counter is atomic; the rest is immutable
-    let base = OpenSSLTrustBackend()
-    let checks = Atomic<Int>(0)
-
-    var name: String { "counting-openssl" }
-    var libraryVersion: String { base.libraryVersion }
-    var providerIdentity: ProviderIdentity { ProviderIdentity(instance: self) }
-    var signatureAlgorithms: SupportedSignatureAlgorithms { base.signatureAlgorithms }
-    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
-        CountingKey(inner: try base.importPublicKey(key), owner: self)
-    }
-
-    final class CountingKey: SignatureVerificationKey {
-        let inner: any SignatureVerificationKey
-        let owner: CountingBackend
-        init(inner: any SignatureVerificationKey, owner: CountingBackend) {
-            self.inner = inner
-            self.owner = owner
-        }
-        func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
-            owner.checks.add(1, ordering: .relaxed)
-            return try inner.isValidSignature(signature, for: message, scheme: scheme)
-        }
-    }
-}
 
 /// `tlstrust evaluate` asks for one evaluation per invocation, whatever rules it is given: the
 /// rules are decided by the library's evaluators on that evaluation's chain.
 @Suite("tlstrust evaluate: one evaluation per invocation")
 struct EvaluateOnceTests {
-    /// Runs `evaluate` in process with `arguments` (after `--backend openssl`) on a counting
-    /// backend, the verified-chain cache off; returns the outcome and the number of evaluations.
+    /// Runs `evaluate` in process with `arguments` (after `--backend openssl`) on a provider of
+    /// its own that counts the signatures it checks, the verified-chain cache off: every
+    /// evaluation of the three-certificate chain checks exactly its two signatures, so the count
+    /// of checks, halved, is the count of evaluations.
     static func run(_ arguments: [String]) throws -> (outcome: RuleOutcome, evaluations: Int) {
         let command = try EvaluateCommand.parse(["--backend", "openssl"] + arguments)
-        let backend = CountingBackend()
+        let backend = SignatureCountingBackend()
         var (trust, _, rules) = try command.prepare(for: backend)
         trust.usesVerifiedChainCache = false
         let outcome = try rules.decide(trust, backend: backend, host: command.options.hostname)
-        let checks = backend.checks.load(ordering: .relaxed)
+        let checks = backend.signatureChecks
         #expect(checks.isMultiple(of: 2), "\(checks) signature checks for a chain of two signatures")
         return (outcome, checks / 2)
     }

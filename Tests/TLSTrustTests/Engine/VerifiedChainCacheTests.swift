@@ -2,39 +2,9 @@ import Foundation
 import Synchronization
 @_spi(Comparison) import TLSTrust
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
-
-/// OpenSSL as a crypto provider — the one role the engine needs — counting the signature checks
-/// the engine asks for. Each instance is a provider of its own, so that its keys and verified
-/// chains are its alone.
-final class SignatureCountingBackend: TrustBackend, @unchecked Sendable {  // the counter is atomic; the rest is immutable
-    let inner = OpenSSLTrustBackend()
-    let name = "counting-\(UUID().uuidString.prefix(8))"
-    let checks = Atomic<Int>(0)
-
-    var libraryVersion: String { inner.libraryVersion }
-    var providerIdentity: ProviderIdentity { ProviderIdentity(instance: self) }
-    var signatureAlgorithms: SupportedSignatureAlgorithms { inner.signatureAlgorithms }
-    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
-        CountingKey(inner: try inner.importPublicKey(key), owner: self)
-    }
-
-    var signatureChecks: Int { checks.load(ordering: .relaxed) }
-
-    final class CountingKey: SignatureVerificationKey {
-        let inner: any SignatureVerificationKey
-        let owner: SignatureCountingBackend
-        init(inner: any SignatureVerificationKey, owner: SignatureCountingBackend) {
-            self.inner = inner
-            self.owner = owner
-        }
-        func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
-            owner.checks.add(1, ordering: .relaxed)
-            return try inner.isValidSignature(signature, for: message, scheme: scheme)
-        }
-    }
-}
 
 /// The verified-chain cache: each rule it promises, proved on a counting backend.
 /// Serialized: some tests change the process-wide switches and bound.
