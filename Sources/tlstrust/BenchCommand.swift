@@ -12,7 +12,7 @@ import TLSTrustTesting
 /// |---|---|
 /// | `parse` | the core parses the presented chain (leaf + intermediate) from DER (backend `core`) |
 /// | `evaluate` | parse + the engine's evaluation, from DER, nothing reused between iterations but the prepared anchors |
-/// | `evaluate-native` | parse + the library's own verifier through TLSTrust (`engine: .native`) |
+/// | `evaluate-native` | parse + the library's own verifier through TLSTrust's comparison API (`Trust.evaluateNatively(using:)`) |
 /// | `evaluate-cold` | `evaluate` with every cache off: verified chains, parsed certificates and imported keys (``VerificationKeyCache``), so the presented certificates are parsed and their keys imported into the library on every iteration; the anchors are prepared once, their keys included, as `raw-c`'s store is (hidden `--cold-anchor-keys`: the anchors' keys are imported again on every iteration too) |
 /// | `evaluate-cached` | parse + evaluation of a chain already verified: the parse cache and the verified-chain cache answer |
 /// | `evaluate-stapled` | `evaluate` with hard-fail revocation of the leaf and a stapled OCSP response (the same bytes each time, as a server staples them) |

@@ -27,7 +27,7 @@ import Synchronization
 /// - **Concurrent.** Lookups and inserts take a lock (`Locked`) for a dictionary access; evaluations run
 ///   outside it, so parallel evaluations do not serialise.
 /// - **Can be switched off**, process-wide with ``isEnabled`` or per evaluation with
-///   ``Trust/usesVerifiedChainCache``. The library's own verifier (`engine: .native`) is never cached.
+///   ``Trust/usesVerifiedChainCache``. The library's own verifier (`Trust.evaluateNatively(using:)`) is never cached.
 public enum VerifiedChainCache {
     /// Whether trusted engine evaluations are kept and reused (default true). Process-wide.
     public static var isEnabled: Bool {

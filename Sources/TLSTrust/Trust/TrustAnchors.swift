@@ -85,7 +85,7 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
     }
 
     /// The native verifier's prepared store for these anchors, made on first use and cached (one
-    /// per anchor set and backend type: a store is only ever handed to the verifier that made it).
+    /// per anchor set and provider identity: a store is only ever handed to the verifier that made it).
     @_spi(Comparison)
     public func store<Verifier: NativeTrustVerifier>(for verifier: Verifier) throws -> Verifier.AnchorStore {
         let cache = freshCache
@@ -102,7 +102,7 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
         return try Self.own(kept, verifier)
     }
 
-    /// The store as the verifier's own type. Stores are keyed by backend type, so this cannot
+    /// The store as the verifier's own type. Stores are keyed by provider identity, so this cannot
     /// fail unless a cache was corrupted; if it does, the evaluation fails instead of guessing.
     private static func own<Verifier: NativeTrustVerifier>(_ store: any TrustAnchorStore, _ verifier: Verifier) throws -> Verifier.AnchorStore {
         guard let own = store as? Verifier.AnchorStore else {

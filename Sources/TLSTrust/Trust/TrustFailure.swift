@@ -2,7 +2,7 @@
 ///
 /// Carries the portable ``code`` that is the same on every backend, the position of the certificate
 /// it concerns in the chain as built (0 is the leaf), and a human-readable ``detail``. When a TLS
-/// library's own verifier found the failure (`engine: .native`), ``libraryCode`` keeps the
+/// library's own verifier found the failure (`Trust.evaluateNatively(using:)`, for comparison), ``libraryCode`` keeps the
 /// library's error number, so that nothing the library said is lost; the validation engine's own
 /// findings have no library code, and say so with nil rather than a made-up 0.
 public struct TrustFailure: Sendable, Hashable, CustomStringConvertible {
