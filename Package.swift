@@ -225,7 +225,7 @@ let package = Package(
                 "TLSTrustOpenSSL", "TLSTrustSwiftCrypto",
             ]
         ),
-        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "tlstrust"]),
+        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustTestBackends", "tlstrust"]),
         // A real NIO TLS server on 127.0.0.1; empty without the `NIO` trait:
         // `swift test --traits NIO --filter TLSTrustNIOTests`.
         .testTarget(

@@ -1,5 +1,5 @@
 internal import CGnuTLS
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 
 /// The GnuTLS 3.7 trust backend: parsing, key import and signature verification
 /// (`gnutls_pubkey_verify_data2`) for TLSTrust's validation engine, and
@@ -16,7 +16,7 @@ import TLSTrust
 /// arguments; imported keys (`gnutls_pubkey_t`) and prepared anchor stores (trust lists) are
 /// shared read-only. `docs/backends.md` (GnuTLS section) lists where the native verifier differs
 /// from the engine.
-public struct GnuTLSTrustBackend: TrustBackend, NativeTrustVerifier, IdentityImporting {
+public struct GnuTLSTrustBackend: TrustBackend, IdentityImporting {
     public init() {
         _ = GnuTLSLibrary.initialized
     }
@@ -25,17 +25,11 @@ public struct GnuTLSTrustBackend: TrustBackend, NativeTrustVerifier, IdentityImp
 
     public var libraryVersion: String { GnuTLSLibrary.version }
 
-    /// Every scheme the engine accepts, Ed25519 included (GnuTLS 3.7 implements it). The native
-    /// verifier takes a host (DNS or IP), a purpose and non-self-signed anchors, but no
-    /// verification date (GnuTLS reads the time only through a process-wide hook) and no depth limit.
-    public var signatureSchemes: Set<SignatureScheme> { Self.schemes }
+    /// A stateless provider: every instance is the same one.
+    public var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
 
-    /// What the library's own verifier can be told.
-    public var nativeFeatures: NativeVerifierFeatures { Self.features }
-
-    /// Built once: the engine asks for the schemes on every signature it checks.
-    private static let schemes: Set<SignatureScheme> = SignatureScheme.all
-    private static let features: NativeVerifierFeatures = [.dnsHostName, .ipAddressHost, .purpose, .partialChains]
+    /// Every algorithm the engine accepts, Ed25519 included (GnuTLS 3.7 implements it).
+    public var signatureAlgorithms: SupportedSignatureAlgorithms { .all }
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try GnuTLSCertificate(derEncoded: derEncoded)
@@ -50,6 +44,14 @@ public struct GnuTLSTrustBackend: TrustBackend, NativeTrustVerifier, IdentityImp
     public func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
         try GnuTLSVerificationKey(key)
     }
+
+}
+
+@_spi(Comparison)
+extension GnuTLSTrustBackend: NativeTrustVerifier {
+    /// A host (DNS or IP), a purpose and non-self-signed anchors, but no verification date (GnuTLS
+    /// reads the time only through a process-wide hook) and no depth limit.
+    public var nativeFeatures: NativeVerifierFeatures { [.dnsHostName, .ipAddressHost, .purpose, .partialChains] }
 
     public func makeAnchorStore(_ anchors: [Certificate]) throws -> GnuTLSAnchorStore {
         try GnuTLSAnchorStore(anchors)

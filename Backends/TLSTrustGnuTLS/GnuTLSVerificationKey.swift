@@ -57,23 +57,10 @@ final class GnuTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable
 
     deinit { gnutls_pubkey_deinit(key) }
 
-    /// The key's type for the engine's list, or nil for one no accepted algorithm uses.
-    private var keyType: SignatureKeyType? {
-        switch algorithm {
-        case GNUTLS_PK_RSA: return .rsa
-        case GNUTLS_PK_RSA_PSS: return .rsaPSS
-        case GNUTLS_PK_ECDSA: return .ec
-        case GNUTLS_PK_EDDSA_ED25519: return .ed25519
-        default: return nil
-        }
-    }
-
-    /// GnuTLS's signature algorithm for `scheme` with this key, or nil when the scheme cannot fit
-    /// the key at all (the engine's list decides, ``SignatureScheme/fits(_:)``). PSS under an
-    /// rsaEncryption key is GnuTLS's "RSAE" variant; under an id-RSASSA-PSS key it is the plain
-    /// `RSA_PSS` one.
-    private func signAlgorithm(_ scheme: SignatureScheme) -> gnutls_sign_algorithm_t? {
-        guard let keyType, scheme.fits(keyType) else { return nil }
+    /// GnuTLS's signature algorithm for `scheme`, which the engine has matched to this key's type.
+    /// PSS under an rsaEncryption key is GnuTLS's "RSAE" variant; under an id-RSASSA-PSS key it is
+    /// the plain `RSA_PSS` one.
+    private func signAlgorithm(_ scheme: SignatureScheme) -> gnutls_sign_algorithm_t {
         // A switch, not a dictionary literal per call: this runs on every signature check.
         switch scheme {
         case .rsaPKCS1v15(let d):
@@ -82,7 +69,7 @@ final class GnuTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable
             case .sha384: return GNUTLS_SIGN_RSA_SHA384
             case .sha512: return GNUTLS_SIGN_RSA_SHA512
             }
-        case .rsaPSS(let d) where keyType == .rsaPSS:
+        case .rsaPSS(let d) where algorithm == GNUTLS_PK_RSA_PSS:
             switch d {
             case .sha256: return GNUTLS_SIGN_RSA_PSS_SHA256
             case .sha384: return GNUTLS_SIGN_RSA_PSS_SHA384
@@ -118,7 +105,8 @@ final class GnuTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable
     /// - Throws: `TLSTrustError` `.unsupported` when GnuTLS refuses the algorithm itself (not built
     ///   in, or disabled by the system's crypto policy), `.backendFailure` when it runs out of memory.
     func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
-        guard let sign = signAlgorithm(scheme), !signature.isEmpty else { return false }
+        guard !signature.isEmpty else { return false }
+        let sign = signAlgorithm(scheme)
         guard message.count <= Int(UInt32.max), signature.count <= Int(UInt32.max) else {
             throw TLSTrustError(.unsupported, "GnuTLS cannot verify a signature over more than 4 GiB (gnutls_datum_t is 32-bit)")
         }

@@ -1,5 +1,5 @@
 internal import CMbedTLS
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 
 /// The mbedTLS 2.28 trust backend (`libmbedx509`, the library of embedded and small systems):
 /// parsing, key import and signature verification (`mbedtls_pk_verify`, `mbedtls_pk_verify_ext`)
@@ -14,7 +14,7 @@ import TLSTrust
 /// mbedTLS 2.28 implements neither Ed25519 nor Ed448: such keys cannot be imported
 /// (`.unsupported`), and the engine refuses chains that need them. Its native verifier reads only
 /// the real clock and matches only DNS names; see `docs/backends.md` (mbedTLS section).
-public struct MbedTLSTrustBackend: TrustBackend, NativeTrustVerifier, IdentityImporting {
+public struct MbedTLSTrustBackend: TrustBackend, IdentityImporting {
     public init() {}
 
     public var name: String { "mbedtls" }
@@ -22,17 +22,13 @@ public struct MbedTLSTrustBackend: TrustBackend, NativeTrustVerifier, IdentityIm
     /// `mbedtls_version_get_string_full()` of the library loaded at run time, e.g. `mbed TLS 2.28.3`.
     public var libraryVersion: String { mbedTLSLibrary.versionString }
 
-    /// RSA PKCS#1 v1.5, RSA-PSS and ECDSA with SHA-256/384/512 (no EdDSA in 2.28). The native
-    /// verifier takes a DNS host, a purpose (checked on the leaf as mbedTLS's TLS layer checks it)
-    /// and non-self-signed anchors; no date, IP address or depth limit.
-    public var signatureSchemes: Set<SignatureScheme> { Self.schemes }
+    /// A stateless provider: every instance is the same one.
+    public var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
 
-    /// What the library's own verifier can be told.
-    public var nativeFeatures: NativeVerifierFeatures { Self.features }
+    /// RSA PKCS#1 v1.5, RSA-PSS and ECDSA with SHA-256/384/512 (no EdDSA in 2.28).
+    public var signatureAlgorithms: SupportedSignatureAlgorithms { Self.algorithms }
 
-    /// Built once: the engine asks for the schemes on every signature it checks.
-    private static let schemes: Set<SignatureScheme> = SignatureScheme.all.subtracting([.ed25519])
-    private static let features: NativeVerifierFeatures = [.dnsHostName, .purpose, .partialChains]
+    private static let algorithms = SupportedSignatureAlgorithms.all.filter { $0.scheme != .ed25519 }
 
     /// Parses with `mbedtls_x509_crt_parse_der` (through the extension-callback variant, so that
     /// critical extensions mbedTLS does not implement do not make a well-formed certificate
@@ -97,6 +93,14 @@ public struct MbedTLSTrustBackend: TrustBackend, NativeTrustVerifier, IdentityIm
     public func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
         try MbedTLSVerificationKey(key)
     }
+
+}
+
+@_spi(Comparison)
+extension MbedTLSTrustBackend: NativeTrustVerifier {
+    /// A DNS host, a purpose (checked on the leaf as mbedTLS's TLS layer checks it) and
+    /// non-self-signed anchors; no date, IP address or depth limit.
+    public var nativeFeatures: NativeVerifierFeatures { [.dnsHostName, .purpose, .partialChains] }
 
     /// Parses the anchors into one mbedTLS CA list, shared read-only by every native evaluation.
     /// Anchors mbedTLS cannot parse are left out, as `mbedtls_x509_crt_parse` leaves them out.

@@ -65,15 +65,6 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     /// Whether the key's group verifies with the process-wide base-point table of its curve (tests).
     var borrowsBasePointTable: Bool { basePointTable != nil && CMbedTLS_has_comb_table(pk) != 0 }
 
-    /// The key's type for the engine's list (mbedTLS 2.28 imports RSA and EC keys only).
-    private var keyType: SignatureKeyType? {
-        switch type {
-        case MBEDTLS_PK_RSA: return .rsa
-        case MBEDTLS_PK_ECKEY, MBEDTLS_PK_ECDSA: return .ec
-        default: return nil
-        }
-    }
-
     deinit {
         if let basePointTable { CMbedTLS_return_base_point_table(pk, basePointTable.group) }
         mbedtls_pk_free(pk)
@@ -90,17 +81,15 @@ final class MbedTLSVerificationKey: SignatureVerificationKey, @unchecked Sendabl
 
     /// Verifies one signature over `message`.
     ///
-    /// - Returns: false for a wrong, empty or undecodable signature and for a scheme that does not
-    ///   fit this key.
+    /// - Returns: false for a wrong, empty or undecodable signature. The engine asks only for a
+    ///   scheme its list pairs with this key's type.
     /// - Throws: `TLSTrustError` `.unsupported` for Ed25519, which mbedTLS 2.28 does not implement,
     ///   or a digest this mbedTLS build lacks.
     func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
         if scheme == .ed25519 {
             throw TLSTrustError(.unsupported, "mbedTLS 2.28 does not implement Ed25519 signatures")
         }
-        // Whether the scheme can be computed with this key at all is the engine's list's answer.
-        guard let keyType, scheme.fits(keyType), let digest = scheme.digest else { return false }
-        guard !signature.isEmpty else { return false }
+        guard let digest = scheme.digest, !signature.isEmpty else { return false }
         let md = Self.digest(digest)
         guard let info = mbedtls_md_info_from_type(md) else {
             throw TLSTrustError(.unsupported, "this mbedTLS build has no \(digest)")

@@ -1,5 +1,5 @@
 internal import COpenSSL
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 
 /// The OpenSSL 3 trust backend: parsing, key import and signature verification (`EVP_DigestVerify`)
 /// for TLSTrust's validation engine, and `X509_verify_cert` as its native verifier.
@@ -14,7 +14,7 @@ import TLSTrust
 /// Stateless and `Sendable`: every signature check and native evaluation makes its own OpenSSL
 /// context; imported keys (`EVP_PKEY`) and prepared anchor stores (`X509_STORE`) are shared
 /// read-only.
-public struct OpenSSLTrustBackend: TrustBackend, NativeTrustVerifier, IdentityImporting {
+public struct OpenSSLTrustBackend: TrustBackend, IdentityImporting {
     public init() {
         _ = OpenSSLLibrary.initialized
     }
@@ -23,17 +23,11 @@ public struct OpenSSLTrustBackend: TrustBackend, NativeTrustVerifier, IdentityIm
 
     public var libraryVersion: String { OpenSSLLibrary.version }
 
-    /// Every scheme the engine accepts, Ed25519 included; `X509_verify_cert` can be told every
-    /// request field (`X509_VERIFY_PARAM`).
-    public var signatureSchemes: Set<SignatureScheme> { Self.schemes }
+    /// A stateless provider: every instance is the same one.
+    public var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
 
-    /// What the library's own verifier can be told.
-    public var nativeFeatures: NativeVerifierFeatures { Self.features }
-
-    /// Built once: the engine asks for the schemes on every signature it checks.
-    private static let schemes: Set<SignatureScheme> = SignatureScheme.all
-    private static let features: NativeVerifierFeatures = [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains,
-                         .certificatePolicies, .emailAddress, .crlRevocation]
+    /// Every algorithm the engine accepts, Ed25519 included.
+    public var signatureAlgorithms: SupportedSignatureAlgorithms { .all }
 
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         _ = try OpenSSLCertificate(derEncoded: derEncoded)
@@ -47,6 +41,16 @@ public struct OpenSSLTrustBackend: TrustBackend, NativeTrustVerifier, IdentityIm
 
     public func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
         try OpenSSLVerificationKey(key)
+    }
+
+}
+
+@_spi(Comparison)
+extension OpenSSLTrustBackend: NativeTrustVerifier {
+    /// `X509_verify_cert` can be told every request field (`X509_VERIFY_PARAM`) and CRLs.
+    public var nativeFeatures: NativeVerifierFeatures {
+        [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains,
+         .certificatePolicies, .emailAddress, .crlRevocation]
     }
 
     public func makeAnchorStore(_ anchors: [Certificate]) throws -> OpenSSLAnchorStore {

@@ -16,9 +16,8 @@ import TLSTrust
 /// reads the key, so the object is shared read-only.
 final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendable {  // EVP_PKEY is only read after init
     private let pkey: OpaquePointer
-    /// The key's type, read once from the `EVP_PKEY` (nil for one no accepted algorithm uses), to
-    /// answer `false` for a scheme that does not fit the key without asking OpenSSL.
-    let keyType: SignatureKeyType?
+    /// Whether the key is an id-RSASSA-PSS one, whose restrictions may refuse the set-up.
+    private let restrictedToPSS: Bool
 
     /// Imports a DER SubjectPublicKeyInfo.
     ///
@@ -35,7 +34,7 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
                 throw TLSTrustError(.malformedKey, "OpenSSL cannot decode the public key (\(key.algorithm)): \(reason)")
             }
             pkey = built
-            keyType = parts.keyType
+            restrictedToPSS = false
             return
         }
         let der = key.subjectPublicKeyInfoDER
@@ -59,13 +58,7 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
             throw TLSTrustError(.malformedKey, "OpenSSL: \(der.count - consumed) trailing bytes after the public key")
         }
         pkey = parsed
-        switch EVP_PKEY_get_base_id(parsed) {
-        case EVP_PKEY_RSA: keyType = .rsa
-        case EVP_PKEY_RSA_PSS: keyType = .rsaPSS
-        case EVP_PKEY_EC: keyType = .ec
-        case EVP_PKEY_ED25519: keyType = .ed25519
-        default: keyType = nil
-        }
+        restrictedToPSS = EVP_PKEY_get_base_id(parsed) == EVP_PKEY_RSA_PSS
     }
 
     deinit { EVP_PKEY_free(pkey) }
@@ -84,13 +77,12 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
     /// One `EVP_DigestVerify` over `message`: PKCS#1 v1.5, PSS (MGF1 with the same digest, salt as
     /// long as the digest), ECDSA (DER signature), or Ed25519 (one-shot, no digest).
     ///
-    /// - Returns: false for a wrong, empty or undecodable signature and for a scheme that does not
-    ///   fit this key.
+    /// - Returns: false for a wrong, empty or undecodable signature. The engine asks only for a
+    ///   scheme its list pairs with this key's type.
     /// - Throws: `TLSTrustError` `.backendFailure` when OpenSSL cannot set up the operation (with
     ///   OpenSSL's reason); never for a bad signature.
     func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
-        // Whether the scheme can be computed with this key at all is the engine's list's answer.
-        guard let keyType, scheme.fits(keyType), !signature.isEmpty else { return false }
+        guard !signature.isEmpty else { return false }
         guard let ctx = EVP_MD_CTX_new() else {
             throw TLSTrustError(.backendFailure, "OpenSSL: EVP_MD_CTX_new failed: \(OpenSSLLibrary.drainErrors())")
         }
@@ -101,7 +93,7 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
         guard EVP_DigestVerifyInit(ctx, &pctx, md, nil, pkey) == 1 else {
             let reason = OpenSSLLibrary.drainErrors()
             // An id-RSASSA-PSS key restricted to another digest refuses the set-up: no valid signature.
-            if keyType == .rsaPSS { return false }
+            if restrictedToPSS { return false }
             throw TLSTrustError(.backendFailure, "OpenSSL: EVP_DigestVerifyInit for \(scheme) failed: \(reason)")
         }
         if case .rsaPSS(let d) = scheme {
@@ -191,13 +183,6 @@ struct OpenSSLKeyParts {
     }
 
     let parts: Parts
-
-    var keyType: SignatureKeyType {
-        switch parts {
-        case .rsa: .rsa
-        case .ec: .ec
-        }
-    }
 
     init?(_ key: PublicKey) {
         switch key.algorithm {

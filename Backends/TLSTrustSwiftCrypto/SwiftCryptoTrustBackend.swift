@@ -9,8 +9,8 @@ import TLSTrust
 ///
 /// Written only against TLSTrust's public API, as a backend from outside the package would be:
 /// it is the worked example of the DocC article *Writing a backend*. It verifies every scheme of
-/// the engine's one list of accepted algorithms (``SignatureScheme/all``): RSA PKCS#1 v1.5 and
-/// PSS (`_CryptoExtras`), ECDSA on P-256, P-384 and P-521, and Ed25519 (`Crypto`).
+/// the engine's one list of accepted algorithms (``SupportedSignatureAlgorithms/all``): RSA PKCS#1
+/// v1.5 and PSS (`_CryptoExtras`), ECDSA on P-256, P-384 and P-521, and Ed25519 (`Crypto`).
 ///
 /// Built only with the package trait `SwiftCrypto` (`swift build --traits SwiftCrypto`): without
 /// it this module is empty and swift-crypto is not compiled.
@@ -23,12 +23,14 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
     /// `Package.resolved`), which on Linux carries its own copy of BoringSSL.
     public var libraryVersion: String { "swift-crypto 3 (vendored BoringSSL)" }
 
-    /// Every scheme of the engine's list that this backend implements — all of them today. Read
-    /// from the list, filtered by what ``SwiftCryptoVerificationKey`` can do, so that a scheme
-    /// added to the list is not claimed before it is implemented here.
-    public var signatureSchemes: Set<SignatureScheme> { Self.schemes }
+    /// A stateless provider: every instance is the same one.
+    public var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
 
-    private static let schemes: Set<SignatureScheme> = SignatureScheme.all.filter(SwiftCryptoVerificationKey.implements)
+    /// The engine's list, filtered by what ``SwiftCryptoVerificationKey`` implements, so that an
+    /// algorithm added to the list is not claimed before it is implemented here.
+    public var signatureAlgorithms: SupportedSignatureAlgorithms { Self.algorithms }
+
+    private static let algorithms = SupportedSignatureAlgorithms.all.filter { SwiftCryptoVerificationKey.implements($0.scheme) }
 
     /// Imports the key with swift-crypto.
     ///
@@ -64,17 +66,17 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
                     throw TLSTrustError(.malformedKey, "swift-crypto: the RSA key has no modulus and exponent")
                 }
                 let rsa = try _RSA.Signing.PublicKey(n: numbers.modulus, e: numbers.exponent)
-                return SwiftCryptoVerificationKey(.rsa(rsa), keyType: numbers.isRSASSAPSS ? .rsaPSS : .rsa)
+                return SwiftCryptoVerificationKey(.rsa(rsa))
             case .ec(let curve):
                 switch curve {
-                case "P-256": return SwiftCryptoVerificationKey(.p256(try P256.Signing.PublicKey(derRepresentation: spki)), keyType: .ec)
-                case "P-384": return SwiftCryptoVerificationKey(.p384(try P384.Signing.PublicKey(derRepresentation: spki)), keyType: .ec)
-                case "P-521": return SwiftCryptoVerificationKey(.p521(try P521.Signing.PublicKey(derRepresentation: spki)), keyType: .ec)
+                case "P-256": return SwiftCryptoVerificationKey(.p256(try P256.Signing.PublicKey(derRepresentation: spki)))
+                case "P-384": return SwiftCryptoVerificationKey(.p384(try P384.Signing.PublicKey(derRepresentation: spki)))
+                case "P-521": return SwiftCryptoVerificationKey(.p521(try P521.Signing.PublicKey(derRepresentation: spki)))
                 default:
                     throw TLSTrustError(.unsupported, "swift-crypto does not implement ECDSA on curve \(curve) (unsupported)")
                 }
             case .ed25519:
-                return SwiftCryptoVerificationKey(.ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: Array(bits))), keyType: .ed25519)
+                return SwiftCryptoVerificationKey(.ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: Array(bits))))
             case .ed448, .other:
                 throw TLSTrustError(.unsupported, "swift-crypto cannot import \(key.algorithm) keys (unsupported)")
             }
@@ -104,13 +106,8 @@ final class SwiftCryptoVerificationKey: SignatureVerificationKey, @unchecked Sen
     }
 
     let key: Key
-    /// The SPKI's key type, which decides the schemes the key can make (``SignatureScheme/fits(_:)``).
-    let keyType: SignatureKeyType
 
-    init(_ key: Key, keyType: SignatureKeyType) {
-        self.key = key
-        self.keyType = keyType
-    }
+    init(_ key: Key) { self.key = key }
 
     /// Whether this module implements `scheme` at all. An exhaustive switch, so that a scheme
     /// added to TLSTrust fails to compile here instead of being claimed untested.
@@ -120,13 +117,8 @@ final class SwiftCryptoVerificationKey: SignatureVerificationKey, @unchecked Sen
         }
     }
 
+    /// Asked by the engine only for a scheme its list pairs with the key's type.
     func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
-        guard Self.implements(scheme) else {
-            throw TLSTrustError(.unsupported, "swift-crypto cannot verify \(scheme) signatures (unsupported)")
-        }
-        // A key that cannot make this scheme's signatures (ECDSA under RSA, PKCS#1 v1.5 under an
-        // id-RSASSA-PSS key) is answered from the engine's list, not guessed by the library.
-        guard scheme.fits(keyType) else { return false }
         switch (key, scheme) {
         case (.rsa(let rsa), .rsaPKCS1v15(let digest)):
             return Self.verify(digest, message) { rsa.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: $0, padding: .insecurePKCS1v1_5) }
@@ -146,7 +138,7 @@ final class SwiftCryptoVerificationKey: SignatureVerificationKey, @unchecked Sen
         case (.ed25519(let ed), .ed25519):
             return ed.isValidSignature(signature, for: message)
         default:
-            // Unreachable after `fits`, and false rather than a trap if it ever is.
+            // A scheme the engine does not pair with this key: never asked, and never true.
             return false
         }
     }

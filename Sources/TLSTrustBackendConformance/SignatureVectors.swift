@@ -76,15 +76,16 @@ enum SignatureVectors {
     }
 
     static func check(_ backend: any TrustBackend, into report: inout BackendConformanceReport) throws {
-        let declared = backend.signatureSchemes
-        report.expect(declared.isSubset(of: SignatureScheme.all), .signatures, "signatureSchemes",
-                      "declares schemes outside the engine's list: \(declared.subtracting(SignatureScheme.all))")
+        // What the engine may ask of this provider: the pairings of scheme and key type it offers.
+        let offered = backend.signatureAlgorithms
         for signer in signers {
             let key = try TestPrivateKey.shared(signer.keyType, slot: 900)
             let stranger = try TestPrivateKey.shared(signer.keyType, slot: 901)
             let spki = signer.spki?(key) ?? key.subjectPublicKeyInfoDER
             let strangerSPKI = signer.spki?(stranger) ?? stranger.subjectPublicKeyInfoDER
-            let canImport = signer.schemes.contains(where: declared.contains)
+            let keyType = try PublicKey(subjectPublicKeyInfoDER: spki).signatureKeyType
+            func offers(_ scheme: SignatureScheme) -> Bool { keyType.map { offered.contains(scheme, keyType: $0) } ?? false }
+            let canImport = signer.schemes.contains(where: offers)
 
             let imported: any SignatureVerificationKey
             let strangerKey: any SignatureVerificationKey
@@ -96,7 +97,7 @@ enum SignatureVectors {
                 // backend that declares one of the key's schemes must import it — except an
                 // id-RSASSA-PSS SPKI, which some libraries (mbedTLS 2.28) cannot parse.
                 report.expect(!canImport || signer.spki != nil, .signatures, signer.label,
-                              "declares \(signer.schemes.filter(declared.contains)) but refuses the key: \(error)")
+                              "offers \(signer.schemes.filter(offers)) for the key but refuses it: \(error)")
                 continue
             } catch {
                 report.expect(false, .signatures, signer.label, "import threw \(error), not a TLSTrustError .unsupported")
@@ -107,7 +108,7 @@ enum SignatureVectors {
                 let subject = "\(scheme) \(signer.label)"
                 let message = Array("TLSTrust backend conformance: \(subject)".utf8)
                 let signature = try key.signature(over: message, scheme: scheme)
-                let isDeclared = declared.contains(scheme)
+                let isDeclared = offers(scheme)
                 // Declared: exactly true or false. Undeclared: never true, never another error.
                 func expect(_ outcome: SignatureOutcome, valid: Bool, _ what: String) {
                     if isDeclared {
@@ -152,11 +153,14 @@ enum SignatureVectors {
                     expect(SignatureOutcome(imported, otherSalt, message, scheme), valid: false, "a PSS salt of 20 bytes, not \(digest.length)")
                 }
 
-                // Every other scheme: false when declared (a key that does not fit a scheme, or a
-                // signature made with another digest or padding), else false or unsupported.
-                for other in SignatureScheme.all.sorted(by: { $0.description < $1.description }) where other != scheme {
+                // Every other scheme the engine could ask of this key (its type pairs with it in
+                // the engine's list): false when offered (a signature made with another digest or
+                // padding), else false or unsupported. Schemes that do not pair with the key's type
+                // are never asked: the engine matches them away before any library call.
+                for other in SignatureScheme.all.sorted(by: { $0.description < $1.description })
+                where other != scheme && keyType.flatMap({ SignatureVerificationAlgorithm(other, keyType: $0) }) != nil {
                     let outcome = SignatureOutcome(imported, signature, message, other)
-                    if declared.contains(other) {
+                    if offers(other) {
                         report.expect(outcome == .invalid, .signatures, subject, "verified as \(other): expected false, got \(outcome)")
                     } else {
                         report.expect(outcome == .invalid || outcome == .unsupported, .signatures, subject,
@@ -184,12 +188,12 @@ enum SignatureVectors {
         try checkKeyCache(backend, into: &report)
     }
 
-    /// A certificate's key is imported once per backend and then reused (`Certificate.verificationKey(for:)`,
-    /// keyed by the backend's identity): the hot path's promise, which a backend whose identity is
+    /// A certificate's key is imported once per provider and then reused (`Certificate.verificationKey(for:)`,
+    /// keyed by the provider's identity): the hot path's promise, which a provider whose identity is
     /// not stable would break.
     static func checkKeyCache(_ backend: any TrustBackend, into report: inout BackendConformanceReport) throws {
         let issuer = try TestHierarchy.make(keyAlgorithm: .ecdsaP256).intermediate.certificate
-        guard backend.signatureSchemes.contains(.ecdsa(.sha256)) else { return }
+        guard backend.signatureAlgorithms.contains(.ecdsa(.sha256), keyType: .ec) else { return }
         do {
             let first = try issuer.verificationKey(for: backend)
             report.expect(try issuer.verificationKey(for: backend) === first, .signatures, "key cache",

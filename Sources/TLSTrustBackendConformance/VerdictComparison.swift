@@ -50,7 +50,7 @@ enum VerdictComparison {
             let mine = trust.evaluate(using: backend)
             let theirs = trust.evaluate(using: reference)
             report.verdicts.append((name, verdict(mine)))
-            // A backend that does not declare a scheme the chain is signed with may only answer
+            // A provider that does not offer a scheme the chain is signed with may only answer
             // `unsupported` there (mbedTLS 2.28 and Ed25519): a narrower provider, not a wrong one.
             let undeclared = trust.certificates.compactMap(\.signatureScheme).filter { !backend.signatureSchemes.contains($0) }
             if !undeclared.isEmpty, !mine.isTrusted, mine.failures.first?.code == .unsupported {

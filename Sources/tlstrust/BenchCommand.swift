@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-@_spi(Benchmarking) import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
 import TLSTrustTesting
 
 /// `tlstrust bench`: a quick comparison of the backends on a freshly generated PKI.
@@ -12,7 +12,7 @@ import TLSTrustTesting
 /// |---|---|
 /// | `parse` | the core parses the presented chain (leaf + intermediate) from DER (backend `core`) |
 /// | `evaluate` | parse + the engine's evaluation, from DER, nothing reused between iterations but the prepared anchors |
-/// | `evaluate-native` | parse + the library's own verifier through TLSTrust (`engine: .native`) |
+/// | `evaluate-native` | parse + the library's own verifier through TLSTrust's comparison API (`Trust.evaluateNatively(using:)`) |
 /// | `evaluate-cold` | `evaluate` with every cache off: verified chains, parsed certificates and imported keys (``VerificationKeyCache``), so the presented certificates are parsed and their keys imported into the library on every iteration; the anchors are prepared once, their keys included, as `raw-c`'s store is (hidden `--cold-anchor-keys`: the anchors' keys are imported again on every iteration too) |
 /// | `evaluate-cached` | parse + evaluation of a chain already verified: the parse cache and the verified-chain cache answer |
 /// | `evaluate-stapled` | `evaluate` with hard-fail revocation of the leaf and a stapled OCSP response (the same bytes each time, as a server staples them) |
@@ -359,13 +359,12 @@ struct BenchFixture {
             {
                 guard let chain = try? der.map({ try Certificate(derEncoded: $0) }) else { return false }
                 var trust = Trust(certificates: chain, policies: [.ssl(hostname: Self.host)], anchors: anchors)
-                trust.engine = engine
                 if stapled != nil || crl != nil {
                     trust.revocation = RevocationPolicy(mode: .hard, scope: .leafOnly)
                     trust.stapledOCSPResponses = stapled.map { [$0] } ?? []
                     trust.crls = crl.map { [$0] } ?? []
                 }
-                return trust.evaluate(using: backend).isTrusted
+                return trust.evaluation(by: engine, using: backend).isTrusted
             }
         }
         let body: () -> Bool

@@ -107,16 +107,14 @@ enum BenchMemory {
             // presented ones, so an entry's bytes are the entry and its evaluation only.
             let anchors = TrustAnchors.only([fixture.root])
             let chainCertificates = try fixture.presentedDER.map { try Certificate(derEncoded: $0) }
-            var first = Trust(certificates: chainCertificates, policies: [.ssl(hostname: BenchFixture.host)], anchors: anchors)
-            first.engine = .core
+            let first = Trust(certificates: chainCertificates, policies: [.ssl(hostname: BenchFixture.host)], anchors: anchors)
             _ = first.evaluate(using: backend)  // the anchor set's index and store, made once
             anchors.removeVerifiedChains()
             let entries = 200
             let (verified, _) = growth { () -> Int in
                 for depth in 0..<entries {
-                    var trust = Trust(certificates: chainCertificates, policies: [.ssl(hostname: BenchFixture.host), .maximumChainDepth(2 + depth)],
+                    let trust = Trust(certificates: chainCertificates, policies: [.ssl(hostname: BenchFixture.host), .maximumChainDepth(2 + depth)],
                                       anchors: anchors)
-                    trust.engine = .core
                     _ = trust.evaluate(using: backend)
                 }
                 return anchors.verifiedChainCount

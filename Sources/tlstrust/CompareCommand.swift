@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 
 /// `tlstrust compare`: one chain on every backend, the engine's verdict and the library's own
 /// verifier's side by side.
@@ -43,11 +43,11 @@ struct CompareCommand: ParsableCommand {
         }
         if json {
             print(EvaluationJSON.encode(rows.map { row in
-                var record = EvaluationJSON.record(row.engine.evaluation, backend: row.backend, request: row.engine.request,
+                var record = EvaluationJSON.record(row.engine.evaluation, backend: row.backend, request: row.engine.request, engine: .core,
                                                    micros: row.engine.micros)
                 record.input = options.jsonInput(verificationDate: trust.verificationDate)
                 record.native = .init(EvaluationJSON.record(row.native.evaluation, backend: row.backend,
-                                                            request: row.native.request, micros: row.native.micros))
+                                                            request: row.native.request, engine: .native, micros: row.native.micros))
                 return record
             }))
         } else {
@@ -58,12 +58,10 @@ struct CompareCommand: ParsableCommand {
 
     /// Evaluates `trust` with `engine` on `backend`, timing the evaluation alone.
     static func evaluate(_ trust: Trust, engine: TrustEngine, on backend: any TrustBackend) throws -> Timed {
-        var trust = trust
-        trust.engine = engine
         let request = try trust.makeRequest(for: backend)  // prepares anchors outside the timing
         let clock = ContinuousClock()
         var evaluation: TrustEvaluation?
-        let elapsed = clock.measure { evaluation = request.evaluate(using: backend) }
+        let elapsed = clock.measure { evaluation = trust.evaluation(by: engine, using: backend) }
         let micros = Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
         return Timed(request: request, evaluation: evaluation!, micros: micros)
     }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 
 /// `tlstrust evaluate`: one chain, one backend, a verdict in the exit status.
 struct EvaluateCommand: ParsableCommand {
@@ -27,10 +27,10 @@ struct EvaluateCommand: ParsableCommand {
     func run() throws {
         let backend = try TrustBackends.named(backend)
         let (trust, request, rules) = try prepare(for: backend)
-        let outcome = try rules.decide(trust, request: request, backend: backend, host: options.hostname)
+        let outcome = try rules.decide(trust, engine: engine, backend: backend, host: options.hostname)
 
         if json {
-            print(EvaluationJSON.render(outcome.evaluation, backend: backend, request: request,
+            print(EvaluationJSON.render(outcome.evaluation, backend: backend, request: request, engine: engine,
                                         input: options.jsonInput(verificationDate: trust.verificationDate),
                                         trusted: outcome.isTrusted, rule: outcome.ruleRecord))
         } else if outcome.isTrusted {
@@ -56,8 +56,11 @@ struct EvaluateCommand: ParsableCommand {
             throw TLSTrustError(.invalidArgument, "--config needs --hostname: pin sets apply per host")
         }
         let rules = try EvaluationRules(pins: pins, configuration: configuration, policy: try pinning.securityPolicy())
+        if engine == .native, !rules.isEmpty {
+            // The rules are decided by the library's evaluators, and only the engine decides for them.
+            throw TLSTrustError(.invalidArgument, "--engine native asks the library's verifier for comparison; --pin, --config and --af-mode are decided with --engine core")
+        }
         var trust = try options.makeTrust()
-        trust.engine = engine
         try revocation.apply(to: &trust)
         // A configuration that names trust anchors for the host means exactly those: validation
         // uses them (so the system store cannot vouch for a proxy), and --anchors beside them
@@ -123,12 +126,17 @@ struct EvaluationRules {
         "PinSetTrustEvaluator" + (configuration.pinSet(for: host).map { "(\($0.domain))" } ?? "")
     }
 
-    /// Decides: one evaluation, then `--pin` on its validated chain.
+    /// Whether no rule beyond validation was given.
+    var isEmpty: Bool { pins == nil && configuration == nil && policy == nil }
+
+    /// Decides: one evaluation, then `--pin` on its validated chain. With `engine` `.native` (and
+    /// no rule) the evaluation is the library verifier's, for comparison.
     ///
     /// - Throws: `TLSTrustError` `.unsupported` when the backend could not honour the request:
     ///   no verdict, exit 2.
-    func decide(_ trust: Trust, request: TrustEvaluationRequest, backend: any TrustBackend, host: String?) throws -> RuleOutcome {
-        var outcome = decision(trust, request: request, backend: backend, host: host)
+    func decide(_ trust: Trust, engine: TrustEngine = .core, backend: any TrustBackend, host: String?) throws -> RuleOutcome {
+        var outcome = engine == .native ? RuleOutcome(evaluation: trust.evaluateNatively(using: backend))
+                                        : decision(trust, backend: backend, host: host)
         // A backend that cannot honour the request has given no verdict: that is exit 2, not 1.
         if let unsupported = outcome.evaluation.unsupportedFailure {
             throw TLSTrustError(.unsupported, "\(backend.name): unsupported: \(unsupported.detail)")
@@ -140,16 +148,13 @@ struct EvaluationRules {
     }
 
     /// The verdict of the one evaluator that decides (or of the engine, when no rule does).
-    private func decision(_ trust: Trust, request: TrustEvaluationRequest, backend: any TrustBackend, host: String?) -> RuleOutcome {
+    private func decision(_ trust: Trust, backend: any TrustBackend, host: String?) -> RuleOutcome {
         let policyRule = policy.map { "SecurityPolicy(\($0.pinningMode))" }
         let configurationRule = configuration.flatMap { configuration in host.map { Self.configurationRule(configuration, host: $0) } }
         var evaluators: [any ServerTrustEvaluating] = []
         if let policy { evaluators.append(policy) }
         if let configuration, host != nil { evaluators.append(PinSetTrustEvaluator(configuration)) }
-        guard !evaluators.isEmpty else {
-            let evaluation = request.evaluate(using: backend)
-            return RuleOutcome(evaluation: evaluation, isTrusted: evaluation.isTrusted)
-        }
+        guard !evaluators.isEmpty else { return RuleOutcome(evaluation: trust.evaluate(using: backend)) }
         do {
             let decision: ServerTrustDecision
             if let host {
@@ -165,7 +170,7 @@ struct EvaluationRules {
             // The chain shown (and that --pin must match) is the one the first rule validated;
             // when it validated none (AFNetworking's allowInvalidCertificates), the engine's own
             // evaluation of the trust is the record — the only evaluation of this invocation.
-            let evaluation = steps[0].validatedChain?.evaluation ?? request.evaluate(using: backend)
+            let evaluation = steps[0].validatedChain?.evaluation ?? trust.evaluate(using: backend)
             var outcome = RuleOutcome(evaluation: evaluation, isTrusted: true)
             for step in steps {
                 if step.evaluator == policyRule {
@@ -182,7 +187,7 @@ struct EvaluationRules {
             }
             return outcome
         } catch let error as ServerTrustError {
-            let evaluation = error.evaluation ?? request.evaluate(using: backend)
+            let evaluation = error.evaluation ?? trust.evaluate(using: backend)
             let isPolicy = error.evaluator == policyRule
             // A pin set's validation that failed is validation's verdict, shown as without rules;
             // AFNetworking's evaluateServerTrust is a verdict of its own, whatever the reason.
@@ -193,7 +198,7 @@ struct EvaluationRules {
                                refusal: .init(error, rule: (isPolicy ? policyRule : configurationRule) ?? error.evaluator))
         } catch {
             let rule = policyRule ?? configurationRule ?? "evaluate"
-            return RuleOutcome(evaluation: request.evaluate(using: backend), isTrusted: false,
+            return RuleOutcome(evaluation: trust.evaluate(using: backend), isTrusted: false,
                                refusal: .init(code: "internalError", rule: rule, message: "\(error)"))
         }
     }
@@ -256,5 +261,12 @@ extension RuleOutcome.Refusal {
     /// An evaluator's refusal as the verdict line names it: its code and message, under `rule`.
     init(_ error: ServerTrustError, rule: String) {
         self.init(code: "\(error.code)", rule: rule, message: error.message)
+    }
+}
+
+extension RuleOutcome {
+    /// The outcome of validation alone, no rule beyond it.
+    init(evaluation: TrustEvaluation) {
+        self.init(evaluation: evaluation, isTrusted: evaluation.isTrusted)
     }
 }

@@ -180,14 +180,14 @@ enum EvaluationJSON {
     }
 
     static func record(
-        _ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest, micros: Int? = nil
+        _ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest, engine: TrustEngine, micros: Int? = nil
     ) -> Record {
         let iso = ISO8601DateFormatter()
         var record = Record(
             backend: backend.name,
             libraryVersion: backend.libraryVersion,
-            engine: request.engine.rawValue,
-            profile: request.engine == .core ? request.profile.rawValue : nil,
+            engine: engine.rawValue,
+            profile: engine == .core ? request.profile.rawValue : nil,
             trusted: evaluation.isTrusted,
             result: evaluation.result.rawValue,
             chain: evaluation.chain.map {
@@ -208,9 +208,9 @@ enum EvaluationJSON {
     /// - Parameters:
     ///   - trusted: the verdict when a rule beyond validation decided it (default: the evaluation's).
     ///   - rule: that rule.
-    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest,
+    static func render(_ evaluation: TrustEvaluation, backend: any TrustBackend, request: TrustEvaluationRequest, engine: TrustEngine,
                        input: Input? = nil, trusted: Bool? = nil, rule: RuleRecord? = nil) -> String {
-        var record = record(evaluation, backend: backend, request: request)
+        var record = record(evaluation, backend: backend, request: request, engine: engine)
         record.rule = rule
         record.input = input
         if let trusted, trusted != record.trusted {

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustBackendConformance
 import TLSTrustOpenSSL
 import TLSTrustTestBackends
@@ -65,7 +65,8 @@ struct BackendConformanceKitTests {
     struct Credulous: TrustBackend {
         var name: String { "credulous" }
         var libraryVersion: String { "none" }
-        var signatureSchemes: Set<SignatureScheme> { SignatureScheme.all }
+        var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
+        var signatureAlgorithms: SupportedSignatureAlgorithms { .all }
         func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
             _ = try OpenSSLTrustBackend().importPublicKey(key)
             return Yes()
@@ -83,7 +84,7 @@ struct BackendConformanceKitTests {
         let backend = SwiftCryptoTrustBackend()
         #expect(backend.name == "swift-crypto")
         #expect(backend.capabilities.roles == .signatures)
-        #expect(backend.signatureSchemes == SignatureScheme.all)
+        #expect(backend.signatureAlgorithms == .all && backend.signatureSchemes == SignatureScheme.all)
         let h = try TestHierarchy.make(keyAlgorithm: algorithm)
         let trust = Trust(certificates: h.chain.certificates, policies: [.ssl(hostname: "www.example.com")], anchors: .only(h.anchors.certificates))
         let evaluation = trust.evaluate(using: backend)
@@ -91,9 +92,7 @@ struct BackendConformanceKitTests {
         #expect(evaluation.result == .proceed)
         let wrong = Trust(certificates: h.chain.certificates, policies: [.ssl(hostname: "other.example.com")], anchors: .only(h.anchors.certificates))
         #expect(wrong.evaluate(using: backend).failures.first?.code == .hostnameMismatch)
-        var native = trust
-        native.engine = .native
-        #expect(native.evaluate(using: backend).failures.first?.code == .unsupported, "no native verifier: unsupported, never trusted")
+        #expect(trust.evaluateNatively(using: backend).failures.first?.code == .unsupported, "no native verifier: unsupported, never trusted")
     }
     #endif
 }

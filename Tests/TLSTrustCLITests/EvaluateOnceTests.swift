@@ -1,45 +1,44 @@
 import Foundation
 import Synchronization
 import Testing
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 @testable import tlstrust
-
-/// OpenSSL's backend, counting how often its verifier is asked. Everything is forwarded to the
-/// real backend: the count is of real evaluations.
-///
-/// With `--engine native` every evaluation of a `Trust` reaches `evaluateNatively` exactly once
-/// (the engine's evaluations reach no single backend call), and `evaluate` composes its rules the
-/// same way for either engine, so counting native evaluations counts the composition's.
-final class CountingBackend: NativeTrustVerifier {
-    let base = OpenSSLTrustBackend()
-    let evaluations = Atomic<Int>(0)
-
-    var name: String { "counting-openssl" }
-    var libraryVersion: String { base.libraryVersion }
-    var signatureSchemes: Set<SignatureScheme> { base.signatureSchemes }
-    var nativeFeatures: NativeVerifierFeatures { base.nativeFeatures }
-    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { try base.importPublicKey(key) }
-    func makeAnchorStore(_ anchors: [Certificate]) throws -> OpenSSLAnchorStore { try base.makeAnchorStore(anchors) }
-    func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: OpenSSLAnchorStore) -> TrustEvaluation {
-        evaluations.add(1, ordering: .relaxed)
-        return base.evaluateNatively(request, anchorStore: anchorStore)
-    }
-}
 
 /// `tlstrust evaluate` asks for one evaluation per invocation, whatever rules it is given: the
 /// rules are decided by the library's evaluators on that evaluation's chain.
 @Suite("tlstrust evaluate: one evaluation per invocation")
 struct EvaluateOnceTests {
-    /// Runs `evaluate` in process with `arguments` (after `--backend openssl --engine native`) on a
-    /// counting backend; returns the outcome and the number of evaluations.
+    /// Runs `evaluate` in process with `arguments` (after `--backend openssl`) on a provider of
+    /// its own that counts the signatures it checks, the verified-chain cache off: every
+    /// evaluation of the three-certificate chain checks exactly its two signatures, so the count
+    /// of checks, halved, is the count of evaluations.
     static func run(_ arguments: [String]) throws -> (outcome: RuleOutcome, evaluations: Int) {
-        let command = try EvaluateCommand.parse(["--backend", "openssl", "--engine", "native"] + arguments)
-        let backend = CountingBackend()
-        let (trust, request, rules) = try command.prepare(for: backend)
-        let outcome = try rules.decide(trust, request: request, backend: backend, host: command.options.hostname)
-        return (outcome, backend.evaluations.load(ordering: .relaxed))
+        let command = try EvaluateCommand.parse(["--backend", "openssl"] + arguments)
+        let backend = SignatureCountingBackend()
+        var (trust, _, rules) = try command.prepare(for: backend)
+        trust.usesVerifiedChainCache = false
+        let outcome = try rules.decide(trust, backend: backend, host: command.options.hostname)
+        let checks = backend.signatureChecks
+        #expect(checks.isMultiple(of: 2), "\(checks) signature checks for a chain of two signatures")
+        return (outcome, checks / 2)
+    }
+
+    @Test("--engine native with a rule is refused: rules are decided by the engine only")
+    func nativeTakesNoRules() throws {
+        let pki = try TestHierarchy.make()
+        try withFixtures { files in
+            let base = ["--backend", "openssl", "--engine", "native", "--leaf", try files.pem("chain.pem", [pki.leaf, pki.intermediate]),
+                        "--anchors", try files.pem("anchors.pem", [pki.root]), "--hostname", testHost]
+            for rule in [["--pin", pki.root.certificate.publicKey.pin], ["--af-mode", "none"]] {
+                let command = try EvaluateCommand.parse(base + rule)
+                #expect(throws: TLSTrustError(.invalidArgument, "")) { try command.prepare(for: OpenSSLTrustBackend()) }
+            }
+            let plain = try EvaluateCommand.parse(base)
+            #expect(try plain.prepare(for: OpenSSLTrustBackend()).0.evaluateNatively(using: OpenSSLTrustBackend()).isTrusted)
+        }
     }
 
     @Test("no rule, --pin, --config, both, and --af-mode without a host: exactly one evaluation each")

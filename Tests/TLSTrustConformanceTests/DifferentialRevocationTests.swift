@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
@@ -191,8 +191,7 @@ struct DifferentialRevocationTests {
         var trust = try testCase.make()
         let engine = trust.evaluate(using: Self.openSSL)
         #expect(DifferentialTests.outcome(engine) == expected.engine, "engine on \(testCase.name): \(engine)")
-        trust.engine = .native
-        let native = trust.evaluate(using: Self.openSSL)
+        let native = trust.evaluateNatively(using: Self.openSSL)
         #expect(DifferentialTests.outcome(native) == expected.openSSL, "OpenSSL native on \(testCase.name): \(native)")
         // OpenSSL's own codes are kept: a revocation failure names the library's error.
         if case .rejected(let code) = expected.openSSL, code == .revoked || code == .revocationStatusUnknown {
@@ -208,9 +207,8 @@ struct DifferentialRevocationTests {
         var trust = DifferentialTests.trust(pki.chain, anchors: pki.anchors, host: "www.example.com")
         trust.crls = [try CertificateRevocationList(derEncoded: DifferentialTests.crl(pki.intermediate, revoking: [pki.leaf]))]
         trust.revocation = .soft
-        trust.engine = .native
         for backend in TestBackends.all where backend.name != "openssl" {
-            let evaluation = trust.evaluate(using: backend)
+            let evaluation = trust.evaluateNatively(using: backend)
             #expect(DifferentialTests.outcome(evaluation) == .rejected(.unsupported), "\(backend.name): \(evaluation)")
             #expect(evaluation.failures.first?.detail.contains("revocation (CRLs)") == true, "\(evaluation)")
         }
@@ -223,7 +221,6 @@ struct DifferentialRevocationTests {
         var base = DifferentialTests.trust(pki.chain, anchors: pki.anchors, host: "www.example.com")
         base.crls = [try CertificateRevocationList(derEncoded: DifferentialTests.crl(pki.intermediate))]
         base.revocation = .hard
-        base.engine = .native
 
         var withOCSP = base
         withOCSP.ocspResponses = [[0x30, 0x03, 0x0A, 0x01, 0x01]]  // any bytes: refused before they are read
@@ -233,14 +230,14 @@ struct DifferentialRevocationTests {
         ocspOnly.revocation = RevocationPolicy(mode: .hard, methods: .ocsp)
         for (trust, missing) in [(withOCSP, "revocation (OCSP)"), (fetching, "revocation (network fetch)"),
                                  (ocspOnly, "revocation (OCSP)")] {
-            let evaluation = trust.evaluate(using: Self.openSSL)
+            let evaluation = trust.evaluateNatively(using: Self.openSSL)
             #expect(DifferentialTests.outcome(evaluation) == .rejected(.unsupported), "\(evaluation)")
             #expect(evaluation.failures.first?.detail.contains(missing) == true, "\(evaluation)")
         }
         // OCSP answers under a CRL-only policy are not consulted by the engine: CRLs alone suffice.
         var crlOnly = withOCSP
         crlOnly.revocation = RevocationPolicy(mode: .hard, methods: .crl, scope: .leafOnly)
-        #expect(DifferentialTests.outcome(crlOnly.evaluate(using: Self.openSSL)) == .trusted)
+        #expect(DifferentialTests.outcome(crlOnly.evaluateNatively(using: Self.openSSL)) == .trusted)
     }
 
     /// The CRLs belong to one evaluation (its `X509_STORE_CTX`), never to the anchor store that
@@ -251,7 +248,6 @@ struct DifferentialRevocationTests {
         let anchors = TrustAnchors.only(pki.anchors.certificates)
         func trust(revoking: [TestCertificate]) throws -> Trust {
             var trust = Trust(certificates: pki.chain.certificates, policies: [.ssl(hostname: "www.example.com")], anchors: anchors)
-            trust.engine = .native
             trust.revocation = RevocationPolicy(mode: .hard, scope: .leafOnly)
             trust.crls = [try CertificateRevocationList(derEncoded: DifferentialTests.crl(pki.intermediate, revoking: revoking))]
             return trust
@@ -262,7 +258,7 @@ struct DifferentialRevocationTests {
             for i in 0..<64 {
                 group.addTask {
                     let isRevoked = i.isMultiple(of: 2)
-                    return (isRevoked, DifferentialTests.outcome((isRevoked ? revoked : good).evaluate(using: backend)))
+                    return (isRevoked, DifferentialTests.outcome((isRevoked ? revoked : good).evaluateNatively(using: backend)))
                 }
             }
             return await group.reduce(into: [(Bool, TestScenario.Expectation)]()) { $0.append($1) }

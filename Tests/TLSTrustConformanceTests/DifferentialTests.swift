@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
@@ -171,8 +171,7 @@ struct DifferentialTests {
             var compared = trust
             if !backend.capabilities.nativeVerifier.contains(.purpose) { compared.policies.append(.purpose(.any)) }
             let engine = Self.outcome(compared.evaluate(using: backend))
-            compared.engine = .native
-            let evaluation = compared.evaluate(using: backend)
+            let evaluation = compared.evaluateNatively(using: backend)
             let native = Self.outcome(evaluation)
             let required = try compared.makeRequest(for: backend).requiredNativeFeatures
             if !required.isSubset(of: backend.capabilities.nativeVerifier) {

@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-@_spi(Benchmarking) import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
@@ -66,26 +66,26 @@ nonisolated(unsafe) let benchmarks: @Sendable () -> Void = {
             let h = fixture.hierarchy
             let der = h.chain.map(\.der)
             let anchors = TrustAnchors.only(h.anchors.certificates)
-            func evaluate(_ engine: TrustEngine) -> Bool {
+            /// The engine's evaluation, or (`native`) the library verifier's through the comparison API.
+            func evaluate(native: Bool = false) -> Bool {
                 let chain = der.map { try! Certificate(derEncoded: $0) }
-                var trust = Trust(certificates: chain, policies: [.ssl(hostname: host)], anchors: anchors)
-                trust.engine = engine
-                return trust.evaluate(using: backend).isTrusted
+                let trust = Trust(certificates: chain, policies: [.ssl(hostname: host)], anchors: anchors)
+                return (native ? trust.evaluateNatively(using: backend) : trust.evaluate(using: backend)).isTrusted
             }
-            precondition(evaluate(.core) && evaluate(.native), "\(backend.name) \(fixture.label): the fixture must be trusted")
+            precondition(evaluate() && evaluate(native: true), "\(backend.name) \(fixture.label): the fixture must be trusted")
 
             Benchmark("evaluate/\(backend.name)/\(fixture.label)") { benchmark in
                 caches(parse: false, chains: false)
-                for _ in benchmark.scaledIterations { blackHole(evaluate(.core)) }
+                for _ in benchmark.scaledIterations { blackHole(evaluate()) }
             }
             Benchmark("evaluate-native/\(backend.name)/\(fixture.label)") { benchmark in
                 caches(parse: false, chains: false)
-                for _ in benchmark.scaledIterations { blackHole(evaluate(.native)) }
+                for _ in benchmark.scaledIterations { blackHole(evaluate(native: true)) }
             }
             Benchmark("evaluate-cached/\(backend.name)/\(fixture.label)") { benchmark in
                 caches(parse: true, chains: true)
-                _ = evaluate(.core)
-                for _ in benchmark.scaledIterations { blackHole(evaluate(.core)) }
+                _ = evaluate()
+                for _ in benchmark.scaledIterations { blackHole(evaluate()) }
             }
 
             // An SPKI pin check on top (Alamofire's PublicKeysTrustEvaluator shape): the

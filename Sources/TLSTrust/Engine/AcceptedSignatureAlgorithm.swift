@@ -5,9 +5,9 @@
 /// an entry of the list (``SignatureScheme/init(algorithmIdentifier:node:)``), a key is acceptable
 /// only when an entry's requirement admits it (``problem(with:)``, CA/B Forum BR §6.1.5), an edge is
 /// followed only when the issuer's key can make the entry's signatures (``problem(with:for:)``),
-/// a backend's imported key says whether a scheme fits it by asking the list
-/// (``SignatureScheme/fits(_:)``), and the schemes a backend can declare are the list's
-/// (``SignatureScheme/all``). To accept or drop an algorithm, change the list, and nothing else.
+/// and a provider can offer only the list's pairings of scheme and key type
+/// (``SignatureVerificationAlgorithm/all``). To accept or drop an algorithm, change the list, and
+/// nothing else.
 struct AcceptedSignatureAlgorithm: Sendable {
     /// The signature AlgorithmIdentifier's OID.
     let oid: String
@@ -129,14 +129,12 @@ struct AcceptedSignatureAlgorithm: Sendable {
     /// the Chain fuzz target). RSA keys below 2048 bits are still verified, then refused by the
     /// path validator.
     ///
-    /// ``PublicKey/Algorithm`` does not tell an rsaEncryption key from an id-RSASSA-PSS one, so
-    /// here an RSA key fits every RSA entry; the library, which reads the SPKI, refuses a PKCS#1
-    /// v1.5 signature under a PSS-only key through ``SignatureScheme/fits(_:)``.
+    /// The key's type is read from its SubjectPublicKeyInfo (``PublicKey/signatureKeyType``), so
+    /// a PKCS#1 v1.5 signature under an id-RSASSA-PSS key is refused here too, never by a library.
     static func problem(with key: PublicKey, for scheme: SignatureScheme) -> (TrustFailureCode, String)? {
-        let types = SignatureKeyTypes(of: key.algorithm)
-        guard !types.isEmpty else { return (.weakAlgorithm, problem(with: key) ?? refusal(of: key)) }
-        guard let entry = entry(for: scheme), entry.keyTypes.overlaps(types) else {
-            return (.badSignature, "a \(key.algorithm) key cannot make \(scheme) signatures")
+        guard let keyType = key.signatureKeyType else { return (.weakAlgorithm, problem(with: key) ?? refusal(of: key)) }
+        guard let entry = entry(for: scheme), entry.keyTypes.contains(SignatureKeyTypes(keyType)) else {
+            return (.badSignature, "a \(keyType) key (\(key.algorithm)) cannot make \(scheme) signatures")
         }
         guard entry.keyRequirement.isJudgedBeforeVerifying else { return nil }
         return entry.keyRequirement.problem(with: key).map { (.weakAlgorithm, $0) }
@@ -153,10 +151,7 @@ struct AcceptedSignatureAlgorithm: Sendable {
 }
 
 /// The type of a subject public key, as its SubjectPublicKeyInfo algorithm names it — what
-/// decides which ``SignatureScheme``s the key can make (``SignatureScheme/fits(_:)``).
-///
-/// Backends map their library's key type to this to answer "does this key fit this scheme"
-/// from the engine's list instead of a table of their own.
+/// decides which ``SignatureScheme``s the key can make (``SignatureVerificationAlgorithm``).
 public enum SignatureKeyType: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// rsaEncryption: PKCS#1 v1.5 and PSS signatures.
     case rsa
@@ -213,14 +208,6 @@ struct SignatureKeyTypes: OptionSet, Sendable {
 }
 
 extension SignatureScheme {
-    /// Whether a key of type `keyType` can make this scheme's signatures at all, by the list of
-    /// accepted algorithms (an ECDSA signature can never be valid under an RSA key, nor a PKCS#1
-    /// v1.5 one under an id-RSASSA-PSS key). Not a policy on sizes or curves: the engine judges
-    /// those. Backends answer "false" without asking their library when this is false.
-    public func fits(_ keyType: SignatureKeyType) -> Bool {
-        keyTypes.contains(SignatureKeyTypes(keyType))
-    }
-
     /// The key types the list's entry for this scheme takes, none when the list has no entry.
     var keyTypes: SignatureKeyTypes { AcceptedSignatureAlgorithm.entry(for: self)?.keyTypes ?? [] }
 
@@ -251,5 +238,35 @@ extension SignatureScheme {
         case .rsaPKCS1v15(let d), .rsaPSS(let d), .ecdsa(let d): return d
         case .ed25519: return nil
         }
+    }
+}
+
+/// Whether the engine asks a provider to verify one signature: the signature's algorithm
+/// identifier and the signer's key matched against the engine's list and the provider's, before
+/// any library call. A library is therefore never asked for a scheme its key cannot make, nor for
+/// one the provider does not offer under that type of key.
+enum SignatureMatch {
+    /// Ask the provider: the pairing is accepted and offered.
+    case verify
+    /// The provider does not offer the pairing: a dead end, `unsupported` when no path validates.
+    case unsupported(String)
+    /// The engine refuses the key for this scheme (`weakAlgorithm` or `badSignature`).
+    case refused(TrustFailureCode, String)
+
+    init(scheme: SignatureScheme, key: PublicKey, provider: some TrustBackend) {
+        let offered = provider.signatureAlgorithms
+        guard offered.contains(scheme) else {
+            self = .unsupported("\(provider.name) cannot verify \(scheme) signatures (unsupported)")
+            return
+        }
+        if let (code, problem) = AcceptedSignatureAlgorithm.problem(with: key, for: scheme) {
+            self = .refused(code, problem)
+            return
+        }
+        guard let keyType = key.signatureKeyType, offered.contains(scheme, keyType: keyType) else {
+            self = .unsupported("\(provider.name) cannot verify \(scheme) signatures with \(key.signatureKeyType.map { "\($0)" } ?? "such") keys (unsupported)")
+            return
+        }
+        self = .verify
     }
 }

@@ -27,7 +27,7 @@ import Synchronization
 /// - **Concurrent.** Lookups and inserts take a lock (`Locked`) for a dictionary access; evaluations run
 ///   outside it, so parallel evaluations do not serialise.
 /// - **Can be switched off**, process-wide with ``isEnabled`` or per evaluation with
-///   ``Trust/usesVerifiedChainCache``. The library's own verifier (`engine: .native`) is never cached.
+///   ``Trust/usesVerifiedChainCache``. The library's own verifier (`Trust.evaluateNatively(using:)`) is never cached.
 public enum VerifiedChainCache {
     /// Whether trusted engine evaluations are kept and reused (default true). Process-wide.
     public static var isEnabled: Bool {
@@ -47,7 +47,7 @@ public enum VerifiedChainCache {
     /// What an evaluation is keyed by, besides its anchor set.
     struct Key: Hashable, Sendable {
         let chain: [Certificate]
-        let backend: BackendIdentity
+        let backend: ProviderIdentity
         let host: HostIdentity?
         let allowsCommonNameFallback: Bool
         let purpose: KeyPurpose
@@ -57,7 +57,7 @@ public enum VerifiedChainCache {
         let emailAddresses: [String]
         let requiredKeyUsage: KeyUsage
 
-        init(_ request: TrustEvaluationRequest, backend: BackendIdentity) {
+        init(_ request: TrustEvaluationRequest, backend: ProviderIdentity) {
             chain = [request.leaf] + request.intermediates
             self.backend = backend
             host = request.host
@@ -169,7 +169,7 @@ public enum VerifiedChainCache {
         guard isEnabled, request.usesVerifiedChainCache else { return engine.evaluate() }
         let store = request.anchors.freshCache.verifiedChains
         let generation = request.anchors.systemStoreGeneration
-        let key = Key(request, backend: backend.identity)
+        let key = Key(request, backend: backend.providerIdentity)
         if let cached = store.lookup(key, at: request.verificationDate) {
             guard request.revocation.policy.isEnabled else { return cached }
             // The path's signatures and rules hold; its revocation is asked now. Only a path that

@@ -3,15 +3,20 @@ import Foundation
 /// The plugin seam's one required role: the engine's crypto provider.
 ///
 /// Trust is decided by the core's validation engine (docs/validation.md), the same on every
-/// backend. All the engine needs from a library is what this protocol asks: import a public key,
-/// verify one signature with it, and say which signature schemes it can verify. Everything else a
-/// backend may offer is a separate role it adopts as it can, and its ``capabilities`` follow from
-/// what it adopts:
+/// backend. A provider is what rustls calls a `CryptoProvider`: an identity and a list of
+/// signature-verification algorithms (``signatureAlgorithms``: each a scheme under a type of
+/// key), with the import of a key (``importPublicKey(_:)``) and the verification of one signature
+/// with it (``SignatureVerificationKey/isValidSignature(_:for:scheme:)``). The engine matches
+/// every signature's algorithm identifier and the issuer's key against the list before it calls
+/// the library, so a key is only ever asked for a scheme its type can make and the provider
+/// offers; the schemes a provider supports are derived from the list (``signatureSchemes``).
+/// Everything else a backend may offer is a separate role it adopts as it can, and its
+/// ``capabilities`` follow from what it adopts:
 ///
 /// | role | what it adds | who uses it |
 /// |---|---|---|
 /// | ``TrustBackend`` (this) | keys and signatures for the engine | every evaluation |
-/// | ``NativeTrustVerifier`` | the library's own verifier, as it is | `engine: .native`, `tlstrust compare`, differential tests |
+/// | `NativeTrustVerifier` (`@_spi(Comparison)`) | the library's own verifier, as it is | `Trust.evaluateNatively(using:)`: `tlstrust compare`, differential tests, benchmarks |
 /// | ``IdentityImporting`` | PKCS#12 and PEM client identities | client certificates, `SecPKCS12Import` |
 /// | ``TLSBackend`` | TLS client and server sessions | `TLSConnection`, `HTTPSClient`, `tlstrust fetch` |
 /// | `RawVerificationBenchmarking` (`@_spi(Benchmarking)`) | the library's bare C verification | `tlstrust bench`, `Benchmarks/` |
@@ -27,19 +32,25 @@ import Foundation
 ///   untrusted evaluation, never trust.
 public protocol TrustBackend: Sendable {
     /// The registry name, lowercase (`openssl`, `gnutls`, `mbedtls`). Only a label: caches are
-    /// keyed by the backend's type, so a name taken twice shares nothing.
+    /// keyed by ``providerIdentity``, so a name taken twice shares nothing.
     var name: String { get }
     /// The library and version actually linked at run time, e.g. `OpenSSL 3.0.19 30 Sep 2025`.
     var libraryVersion: String { get }
-    /// The signature schemes the keys of ``importPublicKey(_:)`` verify. The engine never asks for
-    /// another: an edge signed with a scheme outside this set is a dead end reported as
-    /// `unsupported` when no other path validates.
-    var signatureSchemes: Set<SignatureScheme> { get }
+    /// Who this provider is, for TLSTrust's caches of imported keys, anchor stores and verified
+    /// chains: ``ProviderIdentity/init(type:)`` for a stateless backend struct, an instance or a
+    /// wrapped identity otherwise (a wrapper must never state the identity of what it wraps).
+    var providerIdentity: ProviderIdentity { get }
+    /// The signature-verification algorithms this provider offers. The engine asks for no other:
+    /// an edge whose scheme is not in the list is a dead end reported as `unsupported` when no
+    /// other path validates, and a key whose type the list does not pair with the scheme is never
+    /// imported for it.
+    var signatureAlgorithms: SupportedSignatureAlgorithms { get }
 
     /// Imports a public key into the library, for the engine's signature checks.
     ///
-    /// Called about once per key and backend per process: the result is kept with the certificate
-    /// and, by key, in ``VerificationKeyCache``.
+    /// Called about once per key and provider per process: the result is kept with the certificate
+    /// and, by key, in ``VerificationKeyCache``. The engine calls it only for a key whose type is in
+    /// ``signatureAlgorithms`` and that the engine accepts.
     /// - Throws: `TLSTrustError` `.malformedKey` when the library cannot use the key,
     ///   `.unsupported` when it does not support the key's algorithm at all.
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey
@@ -56,6 +67,9 @@ public protocol TrustBackend: Sendable {
 }
 
 extension TrustBackend {
+    /// The schemes of ``signatureAlgorithms``: derived from the list, never declared apart.
+    public var signatureSchemes: Set<SignatureScheme> { signatureAlgorithms.schemes }
+
     public func parseCertificate(derEncoded: [UInt8]) throws -> Certificate {
         try Certificate(derEncoded: derEncoded)
     }
@@ -100,17 +114,11 @@ public protocol TrustAnchorStore: AnyObject, Sendable {
     var certificates: [Certificate] { get }
 }
 
-/// Which verifier decides an evaluation.
-public enum TrustEngine: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// TLSTrust's validation engine; the backend supplies parsing and signatures (the default).
-    case core
-    /// The library's own verifier as it is, for comparison.
-    case native
-
-    public var description: String { rawValue }
-}
-
 /// Everything needed for one evaluation, already resolved from the `Trust`'s policies.
+///
+/// Made only by ``Trust/makeRequest(for:)``, which refuses empty chains and contradictory
+/// policies: a request cannot be assembled by hand around those checks. A request is read, never
+/// evaluated on its own: ``Trust/evaluate(using:)`` is the one way to a verdict.
 public struct TrustEvaluationRequest: Sendable {
     /// The certificate to verify.
     public let leaf: Certificate
@@ -132,8 +140,6 @@ public struct TrustEvaluationRequest: Sendable {
     public let hasExplicitVerificationDate: Bool
     /// The structural rules to apply.
     public let profile: ValidationProfile
-    /// Which verifier decides.
-    public let engine: TrustEngine
     /// Whether a trusted result may come from, and go to, the anchors' ``VerifiedChainCache``.
     public let usesVerifiedChainCache: Bool
     /// The caller's RFC 5280 §6.1 certificate-policy inputs (default: anyPolicy, nothing required).
@@ -145,11 +151,11 @@ public struct TrustEvaluationRequest: Sendable {
     /// The revocation policy and the answers supplied (default: off, none).
     public let revocation: RevocationInputs
 
-    public init(
+    init(
         leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors,
         host: HostIdentity? = nil, allowsCommonNameFallback: Bool = false, purpose: KeyPurpose = .any,
         maximumIntermediates: Int? = nil, verificationDate: Date = Date(), hasExplicitVerificationDate: Bool = false,
-        profile: ValidationProfile = .webPKI, engine: TrustEngine = .core, usesVerifiedChainCache: Bool = true,
+        profile: ValidationProfile = .webPKI, usesVerifiedChainCache: Bool = true,
         certificatePolicyInputs: CertificatePolicyInputs = .default, emailAddresses: [String] = [], requiredKeyUsage: KeyUsage = [],
         revocation: RevocationInputs = .none
     ) {
@@ -168,7 +174,6 @@ public struct TrustEvaluationRequest: Sendable {
         self.verificationDate = verificationDate
         self.hasExplicitVerificationDate = hasExplicitVerificationDate
         self.profile = profile
-        self.engine = engine
     }
 
     /// The anchors the app supplied itself: a path ending at one of them is `.proceed`.

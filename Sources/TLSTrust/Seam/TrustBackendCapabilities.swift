@@ -6,7 +6,7 @@
 /// request later is therefore refused by a backend that never declared it, not ignored.
 ///
 /// Derived, never declared: ``TrustBackend/capabilities`` reads the backend's
-/// ``TrustBackend/signatureSchemes`` and the roles it adopts.
+/// ``TrustBackend/signatureAlgorithms`` and the roles it adopts.
 public struct TrustBackendCapabilities: Sendable {
     /// The signature schemes ``SignatureVerificationKey/isValidSignature(_:for:scheme:)`` handles.
     public var signatureSchemes: Set<SignatureScheme>

@@ -21,9 +21,6 @@ public struct Trust: Sendable {
     public var anchors: TrustAnchors
     /// The instant validity is judged at; nil means now (read when `evaluate` is called).
     public var verificationDate: Date?
-    /// Which verifier decides: the core's validation engine (default) or, for comparison, the
-    /// backend library's own verifier as it is.
-    public var engine: TrustEngine = .core
     /// Whether a trusted engine result may be reused for this chain and question, within the
     /// validity of its path (``VerifiedChainCache``; default true). False always evaluates afresh.
     public var usesVerifiedChainCache = true
@@ -61,17 +58,30 @@ public struct Trust: Sendable {
         anchors = TrustAnchors(certificates, includingSystemStore: !anchorsOnly)
     }
 
-    /// Evaluates the chain.
+    /// Evaluates the chain: the one door to a verdict.
+    ///
+    /// Every entry point — `SecTrust`, the evaluators, NIO, TLS handshakes, the tool — decides
+    /// here: the policies are resolved and checked (``makeRequest(for:)``), TLSTrust's validation
+    /// engine decides with `backend` as its crypto provider only, and every trusted result passes
+    /// the last gate (`ResultCheck`). A library's own verifier never decides a `Trust`; it answers
+    /// only through the comparison API (`@_spi(NativeComparison)`, ``NativeTrustVerifier``).
     ///
     /// - Parameter backend: the backend to use; nil uses the bootstrapped default.
     /// - Returns: the evaluation. Problems with the input itself (no certificates, contradictory
     ///   policies, no backend) come back as an untrusted evaluation, never as trust.
     public func evaluate(using backend: (any TrustBackend)? = nil) -> TrustEvaluation {
+        resolved(for: backend) { request, backend in ValidationDoor.evaluate(request, provider: backend) }
+    }
+
+    /// `body`'s evaluation of this trust's request on `backend` (or the default backend); the
+    /// refusal of a request that cannot be made, as an untrusted evaluation.
+    func resolved(for backend: (any TrustBackend)?,
+                  _ body: (TrustEvaluationRequest, any TrustBackend) -> TrustEvaluation) -> TrustEvaluation {
         guard let backend = backend ?? TrustBackends.defaultBackend else {
             return Self.refusal(.internalError, "no trust backend: pass one or call TrustBackends.bootstrap(_:)", backend: "none")
         }
         do {
-            return try makeRequest(for: backend).evaluate(using: backend)
+            return body(try makeRequest(for: backend), backend)
         } catch let error as TLSTrustError {
             let code: TrustFailureCode = switch error.code {
             case .invalidArgument: .invalidPolicy
@@ -94,7 +104,8 @@ public struct Trust: Sendable {
         return evaluation
     }
 
-    /// Resolves the policies into the flat request a backend evaluates.
+    /// Resolves the policies into the flat request the engine evaluates: the request checks.
+    /// The request can be read (what the tool prints), not evaluated apart from this `Trust`.
     ///
     /// - Throws: `TLSTrustError` `.invalidArgument` for an empty chain or contradictory policies.
     public func makeRequest(for backend: any TrustBackend) throws -> TrustEvaluationRequest {
@@ -156,7 +167,6 @@ public struct Trust: Sendable {
             verificationDate: verificationDate ?? Date(),
             hasExplicitVerificationDate: verificationDate != nil,
             profile: profile ?? .webPKI,
-            engine: engine,
             usesVerifiedChainCache: usesVerifiedChainCache,
             certificatePolicyInputs: identityAndPolicies.certificatePolicies ?? .default,
             emailAddresses: identityAndPolicies.emailAddresses,

@@ -85,10 +85,11 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
     }
 
     /// The native verifier's prepared store for these anchors, made on first use and cached (one
-    /// per anchor set and backend type: a store is only ever handed to the verifier that made it).
+    /// per anchor set and provider identity: a store is only ever handed to the verifier that made it).
+    @_spi(Comparison)
     public func store<Verifier: NativeTrustVerifier>(for verifier: Verifier) throws -> Verifier.AnchorStore {
         let cache = freshCache
-        let identity = verifier.identity
+        let identity = verifier.providerIdentity
         if let s = cache.stores.withLock({ $0[identity] }) { return try Self.own(s, verifier) }
         let system = includesSystemStore ? verifier.systemAnchors(from: systemStore) : []
         let made = try verifier.makeAnchorStore(certificates + system)
@@ -101,7 +102,7 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
         return try Self.own(kept, verifier)
     }
 
-    /// The store as the verifier's own type. Stores are keyed by backend type, so this cannot
+    /// The store as the verifier's own type. Stores are keyed by provider identity, so this cannot
     /// fail unless a cache was corrupted; if it does, the evaluation fails instead of guessing.
     private static func own<Verifier: NativeTrustVerifier>(_ store: any TrustAnchorStore, _ verifier: Verifier) throws -> Verifier.AnchorStore {
         guard let own = store as? Verifier.AnchorStore else {
@@ -141,7 +142,7 @@ public struct TrustAnchors: Sendable, CustomStringConvertible {
 /// Per-backend prepared anchor stores, shared by copies of one `TrustAnchors` (and, for the
 /// system store alone, by every `TrustAnchors` naming the same store).
 final class PreparedAnchorCache: Sendable {
-    let stores = Locked<[BackendIdentity: any TrustAnchorStore]>([:])
+    let stores = Locked<[ProviderIdentity: any TrustAnchorStore]>([:])
     let customSet = Locked<Set<Certificate>?>(nil)
     let index = Locked<AnchorIndex?>(nil)
     /// Trusted engine evaluations against these anchors (``VerifiedChainCache``).

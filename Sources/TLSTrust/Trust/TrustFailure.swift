@@ -2,7 +2,7 @@
 ///
 /// Carries the portable ``code`` that is the same on every backend, the position of the certificate
 /// it concerns in the chain as built (0 is the leaf), and a human-readable ``detail``. When a TLS
-/// library's own verifier found the failure (`engine: .native`), ``libraryCode`` keeps the
+/// library's own verifier found the failure (`Trust.evaluateNatively(using:)`, for comparison), ``libraryCode`` keeps the
 /// library's error number, so that nothing the library said is lost; the validation engine's own
 /// findings have no library code, and say so with nil rather than a made-up 0.
 public struct TrustFailure: Sendable, Hashable, CustomStringConvertible {
@@ -21,21 +21,6 @@ public struct TrustFailure: Sendable, Hashable, CustomStringConvertible {
         self.certificateIndex = certificateIndex
         self.libraryCode = libraryCode
         self.detail = detail
-    }
-
-    /// The library's error number, or 0 when there is none.
-    @available(*, deprecated, renamed: "libraryCode", message: "libraryCode is nil, not 0, when no library reported the failure")
-    public var nativeCode: Int { libraryCode ?? 0 }
-
-    /// The failure's text, whoever wrote it.
-    @available(*, deprecated, renamed: "detail")
-    public var nativeDescription: String { detail }
-
-    /// The 0.1 initializer, where `nativeCode: 0` meant "no library code" (as the `--json` output
-    /// has always printed it: `null`); 0 therefore becomes a nil ``libraryCode``.
-    @available(*, deprecated, renamed: "init(_:certificateIndex:libraryCode:detail:)")
-    public init(_ code: TrustFailureCode, certificateIndex: Int?, nativeCode: Int, nativeDescription: String) {
-        self.init(code, certificateIndex: certificateIndex, libraryCode: nativeCode == 0 ? nil : nativeCode, detail: nativeDescription)
     }
 
     public var description: String {

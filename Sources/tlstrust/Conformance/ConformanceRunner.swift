@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 
 /// One way of deciding a case: the engine under a profile, or the library's own verifier.
 struct Verifier: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -69,7 +69,7 @@ struct ConformanceRunner {
         for backend in backends {
             // A backend without the native role (swift-crypto) has one verifier: the engine. Its
             // native row would only say "not run" for every case, so it is not run at all.
-            for verifier in Verifier.all where verifier.engine == .core || backend is any NativeTrustVerifier {
+            for verifier in Verifier.all where verifier.engine == .core || backend.capabilities.roles.contains(.nativeVerifier) {
                 outcomes.append(run(testcase, on: backend, with: verifier))
             }
         }
@@ -96,7 +96,6 @@ struct ConformanceRunner {
                           policies: testcase.policies + [.profile(verifier.profile ?? .webPKI)],
                           anchors: .only(testcase.anchors))
         trust.verificationDate = testcase.verificationDate
-        trust.engine = verifier.engine
         if !testcase.crls.isEmpty {
             trust.crls = testcase.crls
             trust.revocation = .hard
@@ -104,7 +103,7 @@ struct ConformanceRunner {
 
         let clock = ContinuousClock()
         var evaluation: TrustEvaluation?
-        let duration = clock.measure { evaluation = trust.evaluate(using: backend) }
+        let duration = clock.measure { evaluation = trust.evaluation(by: verifier.engine, using: backend) }
         guard let evaluation else { return outcome(accepted: false, "no evaluation") }
         if let unsupported = evaluation.unsupportedFailure {
             return Outcome(caseID: testcase.id, backend: backend.name, verifier: verifier, kind: .notRun,

@@ -127,7 +127,8 @@ struct LoggingBackend: TrustBackend {
     let provider: any TrustBackend
     var name: String { "logging" }
     var libraryVersion: String { provider.libraryVersion }
-    var signatureSchemes: Set<SignatureScheme> { provider.signatureSchemes }
+    var providerIdentity: ProviderIdentity { ProviderIdentity(wrapping: provider.providerIdentity, in: Self.self) }
+    var signatureAlgorithms: SupportedSignatureAlgorithms { provider.signatureAlgorithms }
 
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
         print("importing", key.pin)

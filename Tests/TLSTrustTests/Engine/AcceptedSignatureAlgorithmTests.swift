@@ -1,3 +1,4 @@
+import Synchronization
 @testable import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
@@ -7,8 +8,8 @@ import TLSTrustTesting
 import Testing
 
 /// The one list of accepted signature algorithms (`AcceptedSignatureAlgorithm.all`) and everything
-/// that reads it: the parser, the schemes a backend can declare, the key/scheme fit the backends
-/// ask, and the key policy.
+/// that reads it: the parser, the algorithms a provider can offer, the match of scheme and key the
+/// engine makes before any library call, and the key policy.
 @Suite("Accepted signature algorithms: the list is the policy")
 struct AcceptedSignatureAlgorithmTests {
     typealias Entry = AcceptedSignatureAlgorithm
@@ -20,22 +21,33 @@ struct AcceptedSignatureAlgorithmTests {
         for d in DigestAlgorithm.allCases { expected.formUnion([.rsaPKCS1v15(d), .rsaPSS(d), .ecdsa(d)]) }
         #expect(SignatureScheme.all == expected)
         #expect(Set(schemes) == SignatureScheme.all)
+        #expect(SupportedSignatureAlgorithms.all.schemes == SignatureScheme.all)
         for backend in TestBackends.all {
-            #expect(backend.capabilities.signatureSchemes.isSubset(of: SignatureScheme.all), "\(backend.name)")
+            // Derived from the provider's list, never declared apart.
+            #expect(backend.signatureSchemes == Set(backend.signatureAlgorithms.map(\.scheme)), "\(backend.name)")
+            #expect(backend.capabilities.signatureSchemes == backend.signatureSchemes, "\(backend.name)")
         }
     }
 
-    @Test func whichKeyTypesFitWhichSchemes() {
+    @Test func whichKeyTypesPairWithWhichSchemes() {
+        func pairs(_ scheme: SignatureScheme, _ keyType: SignatureKeyType) -> Bool {
+            SignatureVerificationAlgorithm(scheme, keyType: keyType) != nil
+        }
         for d in DigestAlgorithm.allCases {
-            #expect(SignatureScheme.rsaPKCS1v15(d).fits(.rsa))
-            #expect(!SignatureScheme.rsaPKCS1v15(d).fits(.rsaPSS), "RFC 4055 §1.2: a PSS key makes PSS signatures only")
-            #expect(SignatureScheme.rsaPSS(d).fits(.rsa) && SignatureScheme.rsaPSS(d).fits(.rsaPSS))
-            #expect(SignatureScheme.ecdsa(d).fits(.ec) && !SignatureScheme.ecdsa(d).fits(.rsa))
-            #expect(!SignatureScheme.rsaPKCS1v15(d).fits(.ec) && !SignatureScheme.rsaPSS(d).fits(.ed25519))
+            #expect(pairs(.rsaPKCS1v15(d), .rsa))
+            #expect(!pairs(.rsaPKCS1v15(d), .rsaPSS), "RFC 4055 §1.2: a PSS key makes PSS signatures only")
+            #expect(pairs(.rsaPSS(d), .rsa) && pairs(.rsaPSS(d), .rsaPSS))
+            #expect(pairs(.ecdsa(d), .ec) && !pairs(.ecdsa(d), .rsa))
+            #expect(!pairs(.rsaPKCS1v15(d), .ec) && !pairs(.rsaPSS(d), .ed25519))
             #expect(SignatureScheme.ecdsa(d).digest == d)
         }
-        #expect(SignatureScheme.ed25519.fits(.ed25519) && !SignatureScheme.ed25519.fits(.ec))
+        #expect(pairs(.ed25519, .ed25519) && !pairs(.ed25519, .ec))
         #expect(SignatureScheme.ed25519.digest == nil)
+        #expect(SignatureVerificationAlgorithm.all.count == 13 && SupportedSignatureAlgorithms.all.map(\.self) == SignatureVerificationAlgorithm.all)
+        // A list keeps only what it is given, and answers by scheme and by pairing.
+        let noEdDSA = SupportedSignatureAlgorithms.all.filter { $0.scheme != .ed25519 }
+        #expect(!noEdDSA.contains(.ed25519) && noEdDSA.contains(.ecdsa(.sha256), keyType: .ec))
+        #expect(!noEdDSA.contains(.rsaPKCS1v15(.sha256), keyType: .rsaPSS))
     }
 
     static func algorithmIdentifier(_ oid: String, _ parameters: [UInt8]?) -> [UInt8] {
@@ -100,11 +112,11 @@ struct AcceptedSignatureAlgorithmTests {
         return try PublicKey(subjectPublicKeyInfoDER: D.sequence([D.sequence([D.objectIdentifier(AlgorithmOID.rsassaPSS)]), D.bitString(bitString)]))
     }
 
-    /// The list says a PKCS#1 v1.5 signature never fits an id-RSASSA-PSS key; each backend's key
-    /// asks the list, so the same valid signature verifies under the rsaEncryption form of the key
-    /// and not under its PSS-only form (mbedTLS 2.28 cannot import PSS-only keys at all).
+    /// The list says a PKCS#1 v1.5 signature never fits an id-RSASSA-PSS key; the engine matches
+    /// the scheme and the key's type before any library call, so the same valid signature verifies
+    /// under the rsaEncryption form of the key and is never asked of its PSS-only form.
     @Test(arguments: TestBackends.names)
-    func aPKCS1SignatureDoesNotFitAPSSOnlyKeyOnAnyBackend(_ name: String) throws {
+    func aPKCS1SignatureIsNeverAskedOfAPSSOnlyKeyOnAnyBackend(_ name: String) throws {
         let backend = TestBackends.named(name)
         let issuer = try TestPKI.issue(.certificateAuthority(commonName: "PKCS#1 CA", keyAlgorithm: .rsa2048))
         let leaf = try TestPKI.issue(.leaf(commonName: "pkcs1.example.com", dnsNames: ["pkcs1.example.com"]), issuer: issuer).certificate
@@ -113,12 +125,51 @@ struct AcceptedSignatureAlgorithmTests {
         #expect(try rsaKey.isValidSignature(leaf.signatureValue, for: leaf.tbsCertificateBytes, scheme: .rsaPKCS1v15(.sha256)))
 
         let pssOnly = try Self.asRSASSAPSSKey(issuer.certificate.publicKey)
-        guard name != "mbedtls" else {
-            #expect(throws: TLSTrustError(.unsupported, "")) { try backend.importPublicKey(pssOnly) }
+        #expect(issuer.certificate.publicKey.signatureKeyType == .rsa && pssOnly.signatureKeyType == .rsaPSS)
+        for (scheme, key) in [(SignatureScheme.rsaPKCS1v15(.sha256), pssOnly), (.ecdsa(.sha256), pssOnly), (.ecdsa(.sha256), issuer.certificate.publicKey)] {
+            guard case .refused(let code, _) = SignatureMatch(scheme: scheme, key: key, provider: backend) else {
+                Issue.record("\(name): \(scheme) under \(key.signatureKeyType.map { "\($0)" } ?? "?") reaches the library")
+                continue
+            }
+            #expect(code == .badSignature)
+        }
+        guard case .verify = SignatureMatch(scheme: .rsaPKCS1v15(.sha256), key: issuer.certificate.publicKey, provider: backend) else {
+            Issue.record("\(name): PKCS#1 v1.5 under an rsaEncryption key is not asked")
             return
         }
-        let pssKey = try backend.importPublicKey(pssOnly)
-        #expect(try !pssKey.isValidSignature(leaf.signatureValue, for: leaf.tbsCertificateBytes, scheme: .rsaPKCS1v15(.sha256)))
-        #expect(try !pssKey.isValidSignature(leaf.signatureValue, for: leaf.tbsCertificateBytes, scheme: .ecdsa(.sha256)))
+        if name == "mbedtls" {
+            #expect(throws: TLSTrustError(.unsupported, "")) { try backend.importPublicKey(pssOnly) }
+        }
+    }
+
+    /// A provider whose every key says "valid", offering RSA only: what the engine does not match
+    /// in its list is never imported nor asked, so an ECDSA chain is `unsupported`, never trusted.
+    @Test func aPairingTheProviderDoesNotOfferNeverReachesIt() throws {
+        let provider = RSAOnlyCredulousProvider()
+        let h = try TestHierarchy.make(keyAlgorithm: .ecdsaP256)
+        let trust = Trust(certificates: h.chain.certificates, policies: [.ssl(hostname: "www.example.com")], anchors: .only(h.anchors.certificates))
+        let evaluation = trust.evaluate(using: provider)
+        #expect(!evaluation.isTrusted && evaluation.primaryFailure?.code == .unsupported, "\(evaluation)")
+        #expect(provider.imports.load(ordering: .relaxed) == 0, "an EC key was imported by a provider that offers no EC algorithm")
+        let rsa = try TestHierarchy.make(keyAlgorithm: .rsa2048)
+        let rsaChain = Trust(certificates: rsa.chain.certificates, policies: [.ssl(hostname: "www.example.com")], anchors: .only(rsa.anchors.certificates))
+        #expect(rsaChain.evaluate(using: provider).isTrusted, "the credulous provider is asked for what it offers")
+        #expect(provider.imports.load(ordering: .relaxed) > 0)
+    }
+}
+
+/// A provider that offers RSA algorithms only and whose keys accept every signature, counting imports.
+private final class RSAOnlyCredulousProvider: TrustBackend, @unchecked Sendable {  // the counter is atomic
+    let imports = Atomic<Int>(0)
+    var name: String { "rsa-only-credulous" }
+    var libraryVersion: String { "test" }
+    var providerIdentity: ProviderIdentity { ProviderIdentity(instance: self) }
+    var signatureAlgorithms: SupportedSignatureAlgorithms { .all.filter { $0.keyType == .rsa || $0.keyType == .rsaPSS } }
+    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
+        imports.add(1, ordering: .relaxed)
+        return Yes()
+    }
+    final class Yes: SignatureVerificationKey {
+        func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool { true }
     }
 }

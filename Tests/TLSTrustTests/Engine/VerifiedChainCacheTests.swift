@@ -1,38 +1,10 @@
 import Foundation
 import Synchronization
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustOpenSSL
+import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
-
-/// OpenSSL as a crypto provider — the one role the engine needs — counting the signature checks
-/// the engine asks for. A type of its own, so that keys cached by backend type are its alone.
-final class SignatureCountingBackend: TrustBackend, @unchecked Sendable {  // the counter is atomic; the rest is immutable
-    let inner = OpenSSLTrustBackend()
-    let name = "counting-\(UUID().uuidString.prefix(8))"
-    let checks = Atomic<Int>(0)
-
-    var libraryVersion: String { inner.libraryVersion }
-    var signatureSchemes: Set<SignatureScheme> { inner.signatureSchemes }
-    func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey {
-        CountingKey(inner: try inner.importPublicKey(key), owner: self)
-    }
-
-    var signatureChecks: Int { checks.load(ordering: .relaxed) }
-
-    final class CountingKey: SignatureVerificationKey {
-        let inner: any SignatureVerificationKey
-        let owner: SignatureCountingBackend
-        init(inner: any SignatureVerificationKey, owner: SignatureCountingBackend) {
-            self.inner = inner
-            self.owner = owner
-        }
-        func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool {
-            owner.checks.add(1, ordering: .relaxed)
-            return try inner.isValidSignature(signature, for: message, scheme: scheme)
-        }
-    }
-}
 
 /// The verified-chain cache: each rule it promises, proved on a counting backend.
 /// Serialized: some tests change the process-wide switches and bound.
@@ -148,11 +120,10 @@ struct VerifiedChainCacheTests {
         #expect(anchors.verifiedChainCount == 0)
 
         var native = trust(h, anchors: anchors)
-        native.engine = .native
-        #expect(native.evaluate(using: OpenSSLTrustBackend()).isTrusted)
+        #expect(native.evaluateNatively(using: OpenSSLTrustBackend()).isTrusted)
         #expect(anchors.verifiedChainCount == 0)
         // A provider without the native-verifier role says so, and decides nothing.
-        let refused = native.evaluate(using: backend)
+        let refused = native.evaluateNatively(using: backend)
         #expect(!refused.isTrusted && refused.primaryFailure?.code == .unsupported, "\(refused)")
     }
 

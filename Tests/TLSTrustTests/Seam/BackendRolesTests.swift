@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarking) import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
@@ -14,7 +14,8 @@ struct BackendRolesTests {
     struct SignaturesOnly: TrustBackend {
         var name: String { "signatures-only" }
         var libraryVersion: String { "test" }
-        var signatureSchemes: Set<SignatureScheme> { OpenSSLTrustBackend().signatureSchemes }
+        var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
+        var signatureAlgorithms: SupportedSignatureAlgorithms { OpenSSLTrustBackend().signatureAlgorithms }
         func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { try OpenSSLTrustBackend().importPublicKey(key) }
     }
 
@@ -44,10 +45,9 @@ struct BackendRolesTests {
         let backend: any TrustBackend = SignaturesOnly()
         let pki = try TestHierarchy.make()
         var native = Trust(certificates: pki.chain.certificates, anchors: .only(pki.anchors.certificates))
-        native.engine = .native
-        let refused = native.evaluate(using: backend)
+        let refused = native.evaluateNatively(using: backend)
         #expect(!refused.isTrusted && refused.primaryFailure?.code == .unsupported, "\(refused)")
-        #expect(native.evaluate(using: OpenSSLTrustBackend()).isTrusted)
+        #expect(native.evaluateNatively(using: OpenSSLTrustBackend()).isTrusted)
         do {
             _ = try backend.importPKCS12([0x30, 0x00], password: "x")
             Issue.record("a backend without IdentityImporting imported an identity")
@@ -69,5 +69,37 @@ struct BackendRolesTests {
             let viaAny = try backend.importPKCS12(p12, password: "roles")
             #expect(viaAny.certificate == pki.leaf.certificate, "\(backend.name)")
         }
+    }
+
+    /// A native verifier that calls every chain trusted: what a library's verifier with a bug, or a
+    /// plug-in that wants to decide, would answer.
+    struct CredulousNativeVerifier: TrustBackend, NativeTrustVerifier {
+        var name: String { "credulous-native" }
+        var libraryVersion: String { "test" }
+        var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
+        var signatureAlgorithms: SupportedSignatureAlgorithms { OpenSSLTrustBackend().signatureAlgorithms }
+        func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { try OpenSSLTrustBackend().importPublicKey(key) }
+        var nativeFeatures: NativeVerifierFeatures { [.verificationTime, .dnsHostName, .ipAddressHost, .purpose, .maximumDepth, .partialChains] }
+        func makeAnchorStore(_ anchors: [Certificate]) throws -> OpenSSLAnchorStore { try OpenSSLTrustBackend().makeAnchorStore(anchors) }
+        func evaluateNatively(_ request: TrustEvaluationRequest, anchorStore: OpenSSLAnchorStore) -> TrustEvaluation {
+            request.evaluation(chain: [request.leaf] + request.intermediates + request.anchors.certificates, failures: [], backendName: name)
+        }
+    }
+
+    @Test("a native verifier decides nothing: the one door is the engine, and its trust is no validated chain")
+    func aNativeVerifierDecidesNothing() throws {
+        let backend = CredulousNativeVerifier()
+        let pki = try TestHierarchy.make()
+        let wrongHost = Trust(certificates: pki.chain.certificates, policies: [.ssl(hostname: "evil.example.net")],
+                              anchors: .only(pki.anchors.certificates))
+        #expect(wrongHost.evaluate(using: backend).primaryFailure?.code == .hostnameMismatch)
+        #expect(throws: ServerTrustError.self) { try DefaultTrustEvaluator().evaluate(wrongHost, forHost: "evil.example.net", using: backend) }
+        // Asked for comparison, it says "trusted", and that answer cannot be pinned or handed on.
+        let native = wrongHost.evaluateNatively(using: backend)
+        #expect(native.isTrusted && native.validatedChain == nil, "\(native)")
+        // A chain that does not link is still caught by the last gate.
+        let stranger = try TestHierarchy.make()
+        let unlinked = Trust(certificates: [pki.leaf.certificate], anchors: .only(stranger.anchors.certificates))
+        #expect(unlinked.evaluateNatively(using: backend).primaryFailure?.code == .internalError)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustTesting
 import Testing
 @testable import TLSTrustMbedTLS

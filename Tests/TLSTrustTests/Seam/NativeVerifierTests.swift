@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
@@ -19,9 +19,8 @@ struct NativeVerifierTests {
         policies: [TrustPolicy] = [.ssl(server: true, hostname: host)], at date: Date? = nil
     ) -> TrustEvaluation {
         var trust = Trust(certificates: chain.certificates, policies: policies, anchors: .only(anchors.certificates))
-        trust.engine = .native
         trust.verificationDate = date
-        return trust.evaluate(using: TestBackends.named(name))
+        return trust.evaluateNatively(using: TestBackends.named(name))
     }
 
     @Test(arguments: TestBackends.names, [TestKeyAlgorithm.rsa2048, .ecdsaP256, .ecdsaP384])
@@ -91,10 +90,9 @@ struct NativeVerifierTests {
                 // intermediate: trusted by a verifier that takes CRLs.
                 var trust = Trust(certificates: pki.chain.certificates, policies: [.ssl(server: true, hostname: Self.host)],
                                   anchors: .only(pki.anchors.certificates))
-                trust.engine = .native
                 trust.revocation = .soft
                 trust.crls = [try CertificateRevocationList(derEncoded: TestPKI.issueCRL(issuer: pki.intermediate))]
-                return trust.evaluate(using: TestBackends.named(name))
+                return trust.evaluateNatively(using: TestBackends.named(name))
             }()),
         ]
         for (feature, evaluation) in requests {
@@ -126,14 +124,12 @@ struct NativeVerifierTests {
         let anchors = TrustAnchors.only([good.root.certificate])
         let backend = TestBackends.named(name)
         func trust(_ pki: TestHierarchy) -> Trust {
-            var trust = Trust(certificates: pki.chain.certificates, policies: [.ssl(server: true, hostname: Self.host)], anchors: anchors)
-            trust.engine = .native
-            return trust
+            Trust(certificates: pki.chain.certificates, policies: [.ssl(server: true, hostname: Self.host)], anchors: anchors)
         }
         let (goodTrust, badTrust) = (trust(good), trust(bad))
         let results = await withTaskGroup(of: (Bool, Bool).self) { group in
             for i in 0..<64 {
-                group.addTask { i.isMultiple(of: 2) ? (true, goodTrust.evaluate(using: backend).isTrusted) : (false, badTrust.evaluate(using: backend).isTrusted) }
+                group.addTask { i.isMultiple(of: 2) ? (true, goodTrust.evaluateNatively(using: backend).isTrusted) : (false, badTrust.evaluateNatively(using: backend).isTrusted) }
             }
             return await group.reduce(into: [(Bool, Bool)]()) { $0.append($1) }
         }

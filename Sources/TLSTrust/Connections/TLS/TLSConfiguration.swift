@@ -40,8 +40,6 @@ public struct TLSClientConfiguration: Sendable {
     public var applicationProtocols: [String] = []
     /// The time limits.
     public var timeouts: TLSTimeouts = .default
-    /// Which verifier default handling uses (the engine, unless comparing).
-    public var engine: TrustEngine = .core
     /// Whether and how default handling consults revocation (default off). When it is on, the
     /// client asks the server to staple an OCSP response and the engine uses what it staples.
     public var revocation: RevocationPolicy = .off

@@ -32,7 +32,6 @@ public final class TLSHandshakeContext: Sendable {
     private let anchors: TrustAnchors
     private let handler: (any TLSChallengeHandler)?
     private let configuredIdentity: ClientIdentity?
-    private let engine: TrustEngine
     private let clientAuthentication: TLSClientAuthentication
     /// The client configuration's revocation policy, for the `Trust` default handling evaluates.
     private let revocation: RevocationPolicy
@@ -57,7 +56,6 @@ public final class TLSHandshakeContext: Sendable {
         anchors = configuration.anchors
         handler = configuration.challengeHandler
         configuredIdentity = configuration.identity
-        engine = configuration.engine
         clientAuthentication = .none
         revocation = configuration.revocation
     }
@@ -71,7 +69,6 @@ public final class TLSHandshakeContext: Sendable {
         anchors = configuration.clientAnchors
         handler = configuration.challengeHandler
         configuredIdentity = nil
-        engine = .core
         clientAuthentication = configuration.clientAuthentication
         // A server asks no client for stapled answers (TLS has no such request for client
         // certificates), so the client's chain is judged without revocation.
@@ -162,7 +159,6 @@ public final class TLSHandshakeContext: Sendable {
             certificates: certificates,
             policies: [.ssl(server: role == .client, hostname: role == .client ? host : nil)],
             anchors: anchors)
-        trust.engine = engine
         trust.revocation = revocation
         trust.stapledOCSPResponses = stapledOCSPResponses
         state.withLock { $0.peerTrust = trust }

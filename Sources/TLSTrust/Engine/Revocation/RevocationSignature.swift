@@ -11,11 +11,12 @@ enum RevocationSignature {
                                              signer: Certificate, memo: SignerMemo, backend: Backend,
                                              meter: inout BudgetMeter) throws -> String? {
         guard let scheme else { return "its signature algorithm is not accepted" }
-        guard backend.signatureSchemes.contains(scheme) else { return "\(backend.name) cannot verify \(scheme) signatures (unsupported)" }
-        if let (_, problem) = AcceptedSignatureAlgorithm.problem(with: signer.publicKey, for: scheme) {
-            return "the signer's key is unusable: \(problem)"
+        switch SignatureMatch(scheme: scheme, key: signer.publicKey, provider: backend) {
+        case .verify: break
+        case .unsupported(let reason): return reason
+        case .refused(_, let problem): return "the signer's key is unusable: \(problem)"
         }
-        let key = SignerMemo.Key(signer: signer.publicKey.subjectPublicKeyInfoDER, backend: backend.identity)
+        let key = SignerMemo.Key(signer: signer.publicKey.subjectPublicKeyInfoDER, backend: backend.providerIdentity)
         if let known = memo.result(for: key) { return known ? nil : "its signature does not verify with the key of '\(signer.subject)'" }
         try meter.spendSignature()
         let verified: Bool
@@ -34,7 +35,7 @@ enum RevocationSignature {
 final class SignerMemo: Sendable {
     struct Key: Hashable, Sendable {
         let signer: [UInt8]
-        let backend: BackendIdentity
+        let backend: ProviderIdentity
     }
 
     private let results = Locked<[Key: Bool]>([:])

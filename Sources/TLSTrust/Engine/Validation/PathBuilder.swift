@@ -148,15 +148,17 @@ struct PathBuilder<Backend: TrustBackend> {
                                                      detail: "signature algorithm \(child.signatureAlgorithm) is not accepted"))
             return false
         }
-        guard backend.signatureSchemes.contains(scheme) else {
+        switch SignatureMatch(scheme: scheme, key: issuer.publicKey, provider: backend) {
+        case .verify:
+            break
+        case .unsupported(let reason):
             // One dead end, not the end of the search: a valid path through the next candidate
             // (an RSA cross-certificate beside an Ed25519 one) must still be found. Reported as
             // `unsupported` only if no path validates.
-            outcome.unsupported = outcome.unsupported ?? "\(backend.name) cannot verify \(scheme) signatures (unsupported)"
+            outcome.unsupported = outcome.unsupported ?? reason
             return false
-        }
-        // Keys the list refuses, or that cannot make this scheme, are judged here, before any library.
-        if let (code, problem) = AcceptedSignatureAlgorithm.problem(with: issuer.publicKey, for: scheme) {
+        case .refused(let code, let problem):
+            // Keys the list refuses, or that cannot make this scheme, are judged here, before any library.
             outcome.edgeFailures.append(TrustFailure(code, certificateIndex: childIndex, detail: "issuer key unusable: \(problem)"))
             return false
         }

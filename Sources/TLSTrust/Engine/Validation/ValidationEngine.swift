@@ -10,33 +10,13 @@
 /// 3. no path reached an anchor: `unknownIssuer` (or `untrustedRoot` when the path ends at a
 ///    self-issued certificate) at the top of the deepest path found, plus any signature that failed;
 /// and `budgetExhausted` or `unsupported` when the work was cut short.
-/// The one door to TLSTrust's trust decision: every entry point (``Trust/evaluate(using:)``, the
-/// tool, `SecTrust`, NIO, TLS handshakes) reaches the engine through
-/// ``TrustEvaluationRequest/evaluate(using:)``, which calls this. The verified-chain cache is
-/// part of the engine: a chain already verified for the same question is answered from it.
+/// The engine's side of the one door: ``Trust/evaluate(using:)`` (which every entry point —
+/// the tool, `SecTrust`, the evaluators, NIO, TLS handshakes — goes through) resolves the request
+/// and calls this. The verified-chain cache is part of the engine: a chain already verified for
+/// the same question is answered from it. Every trusted result passes `ResultCheck`.
 enum ValidationDoor {
     static func evaluate(_ request: TrustEvaluationRequest, provider: some TrustBackend) -> TrustEvaluation {
         VerifiedChainCache.evaluate(request, backend: provider)
-    }
-}
-
-extension TrustEvaluationRequest {
-    /// Decides this request — the one door every entry point goes through.
-    ///
-    /// With ``TrustEngine/core`` (the default) TLSTrust's validation engine decides, with
-    /// `backend` as its crypto provider only. With ``TrustEngine/native`` the library's own
-    /// verifier answers, for comparison, when `backend` adopts ``NativeTrustVerifier``
-    /// (`unsupported` otherwise); the core checks the request against what it can be told.
-    public func evaluate(using backend: some TrustBackend) -> TrustEvaluation {
-        switch engine {
-        case .core:
-            return ValidationDoor.evaluate(self, provider: backend)
-        case .native:
-            guard let verifier = backend as? any NativeTrustVerifier else {
-                return refusal(.unsupported, "\(backend.name) offers no native verifier (unsupported)", backendName: backend.name)
-            }
-            return verifier.nativeEvaluation(self)
-        }
     }
 }
 

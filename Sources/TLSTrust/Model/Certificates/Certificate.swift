@@ -27,7 +27,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 
         struct Memos: Sendable {
             /// The subject key as each backend imported it, by backend name (see `verificationKey(for:)`).
-            var verificationKeys: [BackendIdentity: any SignatureVerificationKey] = [:]
+            var verificationKeys: [ProviderIdentity: any SignatureVerificationKey] = [:]
             /// Whether an issuer's key verified this certificate, when it signs OCSP responses as a
             /// delegated responder (checked once per issuer key and backend); made on first use.
             var revocationSignerMemo: SignerMemo?
@@ -177,7 +177,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: what ``TrustBackend/importPublicKey(_:)`` throws; failures are not cached.
     public func verificationKey(for backend: some TrustBackend) throws -> any SignatureVerificationKey {
         guard VerificationKeyCache.keepsKeysWithCertificates else { return try VerificationKeyCache.key(for: publicKey, backend: backend) }
-        let name = backend.identity
+        let name = backend.providerIdentity
         if let key = storage.memos.withLock({ $0.verificationKeys[name] }) { return key }
         let key = try VerificationKeyCache.key(for: publicKey, backend: backend)
         return storage.memos.withLock { memos in

@@ -217,7 +217,7 @@ public enum VerificationKeyCache {
     public static var count: Int { table.withLock { $0.count } }
 
     struct ID: Hashable, Sendable {
-        let backend: BackendIdentity
+        let backend: ProviderIdentity
         let spki: DERKey
     }
 
@@ -228,7 +228,7 @@ public enum VerificationKeyCache {
     /// The key imported earlier for these bytes, or a new import (kept when it succeeds).
     static func key(for publicKey: PublicKey, backend: some TrustBackend) throws -> any SignatureVerificationKey {
         guard isEnabled else { return try backend.importPublicKey(publicKey) }
-        let id = ID(backend: backend.identity, spki: DERKey(publicKey.subjectPublicKeyInfoDER))
+        let id = ID(backend: backend.providerIdentity, spki: DERKey(publicKey.subjectPublicKeyInfoDER))
         if let key = table.withLock({ $0[id] }) { return key }
         let key = try backend.importPublicKey(publicKey)
         table.withLock { $0[id] = key }

@@ -16,9 +16,8 @@ public enum SignatureScheme: Sendable, Hashable, CustomStringConvertible {
     /// Ed25519 (RFC 8410): the message is signed as is, without a separate digest.
     case ed25519
 
-    /// Every scheme the engine accepts, read from `AcceptedSignatureAlgorithm/all`: what a
-    /// backend that verifies everything declares (``TrustBackendCapabilities/signatureSchemes``),
-    /// and what one that lacks a scheme subtracts from.
+    /// Every scheme the engine accepts, read from `AcceptedSignatureAlgorithm/all`: the schemes of
+    /// ``SupportedSignatureAlgorithms/all``, what a provider that verifies everything offers.
     public static let all: Set<SignatureScheme> = Set(AcceptedSignatureAlgorithm.all.map(\.scheme))
 
     public var description: String {

@@ -9,8 +9,10 @@
 public protocol SignatureVerificationKey: AnyObject, Sendable {
     /// Whether `signature` is a valid signature of `message` under this key with `scheme`.
     ///
-    /// - Returns: false for a wrong signature, a signature that cannot be decoded, or a scheme
-    ///   that does not fit this key (an ECDSA signature for an RSA key, say).
+    /// The engine calls it only for a scheme the provider's ``TrustBackend/signatureAlgorithms``
+    /// pairs with this key's type: a key never checks whether a scheme fits it.
+    ///
+    /// - Returns: false for a wrong signature or one that cannot be decoded.
     /// - Throws: `TLSTrustError` `.unsupported` when the library cannot perform `scheme` at all
     ///   (the engine then refuses the evaluation as unsupported instead of guessing).
     func isValidSignature(_ signature: ArraySlice<UInt8>, for message: ArraySlice<UInt8>, scheme: SignatureScheme) throws -> Bool

@@ -49,6 +49,9 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// (positive, minimally encoded), and which of the two the key is. The one reading of an
     /// RSAPublicKey for backends that build keys from numbers: a backend that keeps a PSS key's
     /// restrictions imports such a key through its own decoder instead.
+    /// Whether the key is an id-RSASSA-PSS one (an RSA key restricted to PSS signatures).
+    var isRSASSAPSS: Bool { rsaNumberRanges?.isRSASSAPSS ?? false }
+
     package var rsaMagnitudes: (modulus: ArraySlice<UInt8>, exponent: ArraySlice<UInt8>, isRSASSAPSS: Bool)? {
         guard let ranges = rsaNumberRanges else { return nil }
         func magnitude(_ range: Range<Int>) -> ArraySlice<UInt8> {

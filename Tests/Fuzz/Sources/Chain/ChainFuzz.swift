@@ -1,6 +1,6 @@
 import FuzzSupport
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustTesting
 
 // Chain evaluation with fuzzed certificates against a fixed anchor.
@@ -31,7 +31,7 @@ struct ChainFixture {
 nonisolated(unsafe) var fixture: ChainFixture?
 /// How many triage files each class of engine-versus-native difference has had written.
 nonisolated(unsafe) var triageCounts: [String: Int] = [:]
-let host = HostIdentity.dnsName("www.example.com")
+let host = "www.example.com"
 
 func stateDirectory() -> URL {
     URL(fileURLWithPath: Fuzz.environment("TLSTRUST_FUZZ_STATE", "Tests/Fuzz/state"), isDirectory: true)
@@ -129,16 +129,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let fixture else { return 0 }
     let bytes = Fuzz.bytes(data, size)
     let certificates = Fuzz.splitDER(bytes).compactMap { try? Certificate(derEncoded: $0) }
-    guard let leaf = certificates.first else { return 0 }
-    let intermediates = Array(certificates.dropFirst())
+    guard !certificates.isEmpty else { return 0 }
     let schemes = (certificates + [fixture.anchor]).map(\.signatureScheme)
 
-    let request = TrustEvaluationRequest(
-        leaf: leaf, intermediates: intermediates, anchors: fixture.anchors, host: host, purpose: .serverAuth,
-        verificationDate: fixture.date, hasExplicitVerificationDate: true, engine: .core, usesVerifiedChainCache: false)
+    var trust = Trust(certificates: certificates, policies: [.ssl(hostname: host)], anchors: fixture.anchors)
+    trust.verificationDate = fixture.date
+    trust.usesVerifiedChainCache = false
     var engine: [(backend: String, verdict: String, evaluation: TrustEvaluation)] = []
     for backend in Fuzz.backends {
-        let evaluation = request.evaluate(using: backend)
+        let evaluation = trust.evaluate(using: backend)
         let v = verdict(evaluation)
         let cannotVerify = schemes.contains { scheme in scheme.map { !backend.capabilities.signatureSchemes.contains($0) } ?? false }
         if v == "unsupported" && cannotVerify { continue }
@@ -155,11 +154,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     // Each library's own verifier, against the engine on the same backend.
     for backend in Fuzz.backends {
         let canSetTime = backend.capabilities.nativeVerifier.contains(.verificationTime)
-        let native = TrustEvaluationRequest(
-            leaf: leaf, intermediates: intermediates, anchors: fixture.anchors, host: host, purpose: .serverAuth,
-            verificationDate: canSetTime ? fixture.date : Date(), hasExplicitVerificationDate: canSetTime,
-            engine: .native, usesVerifiedChainCache: false)
-        let nativeEvaluation = native.evaluate(using: backend)
+        var native = trust
+        native.verificationDate = canSetTime ? fixture.date : nil
+        let nativeEvaluation = native.evaluateNatively(using: backend)
         guard let mine = engine.first(where: { $0.backend == backend.name }),
               mine.evaluation.isTrusted != nativeEvaluation.isTrusted else { continue }
         let nativeVerdict = verdict(nativeEvaluation)

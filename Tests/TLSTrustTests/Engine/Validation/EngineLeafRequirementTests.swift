@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
@@ -126,9 +126,7 @@ struct EngineLeafRequirementTests {
     func nativeVerifiers() throws {
         let pki = try Self.leaf([.rfc822Name("alice@example.com")])
         func native(_ policies: [TrustPolicy], _ backend: any TrustBackend) -> TrustEvaluation {
-            var trust = Self.trust(pki, policies)
-            trust.engine = .native
-            return trust.evaluate(using: backend)
+            Self.trust(pki, policies).evaluateNatively(using: backend)
         }
         for backend in TestBackends.all {
             let openssl = backend.name == "openssl"

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
@@ -349,24 +349,21 @@ struct EnginePolicyTests {
         for (name, minted) in chains {
             var trust = minted.trust(required)
             let engine = trust.evaluate(using: openssl)
-            trust.engine = .native
-            let native = trust.evaluate(using: openssl)
+            let native = trust.evaluateNatively(using: openssl)
             #expect(engine.isTrusted == native.isTrusted, "\(name): engine \(engine), native \(native)")
             if !native.isTrusted { #expect(native.primaryFailure?.code == .certificatePolicyViolated, "\(name): \(native)") }
         }
         // With the default inputs OpenSSL, as it is, does no policy processing at all (no
         // X509_V_FLAG_POLICY_CHECK): it trusts the first known wrong result the engine refuses.
         // A deviation listed in docs/backends.md.
-        var wrong = try Self.mint([CA(extensions: [Self.policies(Self.p1), .policyConstraints(requireExplicitPolicy: 0)])], leaf: []).trust()
+        let wrong = try Self.mint([CA(extensions: [Self.policies(Self.p1), .policyConstraints(requireExplicitPolicy: 0)])], leaf: []).trust()
         #expect(wrong.evaluate(using: openssl).primaryFailure?.code == .certificatePolicyViolated)
-        wrong.engine = .native
-        #expect(wrong.evaluate(using: openssl).isTrusted, "OpenSSL's default no longer skips policy processing: update docs/backends.md")
+        #expect(wrong.evaluateNatively(using: openssl).isTrusted, "OpenSSL's default no longer skips policy processing: update docs/backends.md")
         // anyPolicy mapped: both refuse, OpenSSL calling the extension invalid.
-        var mapsAny = try Self.mint([CA(extensions: [Self.policies(Self.p1), .policyMappings([(Self.any, Self.p1)])])],
+        let mapsAny = try Self.mint([CA(extensions: [Self.policies(Self.p1), .policyMappings([(Self.any, Self.p1)])])],
                                     leaf: [Self.policies(Self.p1)]).trust(required)
         #expect(mapsAny.evaluate(using: openssl).primaryFailure?.code == .certificatePolicyViolated)
-        mapsAny.engine = .native
-        let nativeMapsAny = mapsAny.evaluate(using: openssl)
+        let nativeMapsAny = mapsAny.evaluateNatively(using: openssl)
         #expect(nativeMapsAny.primaryFailure?.code == .malformedCertificate, "\(nativeMapsAny)")
     }
 

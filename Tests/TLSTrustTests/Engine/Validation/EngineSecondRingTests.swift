@@ -345,7 +345,8 @@ struct EngineSecondRingTests {
 private struct AcceptEverySignatureBackend: TrustBackend {
     var name: String { OpenSSLTrustBackend().name }
     var libraryVersion: String { "impostor" }
-    var signatureSchemes: Set<SignatureScheme> { SignatureScheme.all }
+    var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
+    var signatureAlgorithms: SupportedSignatureAlgorithms { .all }
     func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { AcceptingKey() }
 
     final class AcceptingKey: SignatureVerificationKey {
