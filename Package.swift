@@ -20,7 +20,9 @@ let package = Package(
         // The suite a backend author runs on a provider: signature vectors per scheme, malformed
         // keys, and the engine's verdicts against a reference backend (docs/backends.md).
         .library(name: "TLSTrustBackendConformance", targets: ["TLSTrustBackendConformance"]),
-        .library(name: "TLSTrustTesting", targets: ["TLSTrustTesting"]),
+        // Minting for tests: certificates, CRLs, OCSP responses and PKCS#12 files made at test time
+        // relative to now (X509Builder, CRLBuilder, OCSPResponseBuilder, TestPKI, TestHierarchy).
+        .library(name: "TLSTrustPKI", targets: ["TLSTrustPKI"]),
         // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux.
         .library(name: "Security", targets: ["Security"]),
         .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
@@ -118,15 +120,22 @@ let package = Package(
         // MARK: Conformance kit for backend authors (no test framework: returns findings)
         .target(
             name: "TLSTrustBackendConformance",
-            dependencies: ["TLSTrust", "TLSTrustTesting"],
+            dependencies: ["TLSTrust", "TLSTrustPKI"],
             path: "Sources/TLSTrustBackendConformance"
         ),
 
-        // MARK: Test PKI factory (mints certificates with OpenSSL at test time)
+        // MARK: Minting kit for tests (product TLSTrustPKI; signs with OpenSSL at test time)
         .target(
-            name: "TLSTrustTesting",
+            name: "TLSTrustPKI",
             dependencies: ["TLSTrust", "COpenSSL"],
-            path: "Sources/TLSTrustTesting"
+            path: "Sources/TLSTrustPKI"
+        ),
+        // An HTTPS origin and an interception proxy on 127.0.0.1: what `tlstrust demo` runs, and
+        // what tests connect to. In no product of its own; it ships inside `tlstrust`.
+        .target(
+            name: "TLSTrustLocalServers",
+            dependencies: ["TLSTrust", "TLSTrustPKI"],
+            path: "Sources/TLSTrustLocalServers"
         ),
 
         // MARK: Apple's Security API (`import Security`) and CommonCrypto digests, for porting
@@ -152,11 +161,18 @@ let package = Package(
         ),
 
         // MARK: Command-line tool
+        // What `tlstrust` and `tlstrust-dev` share: the backends they register, file input, escaping
+        // of untrusted text for the terminal. In no product of its own.
+        .target(
+            name: "TLSTrustToolSupport",
+            dependencies: ["TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustSwiftCrypto"],
+            path: "Sources/TLSTrustToolSupport"
+        ),
+        // The user's tool: it links the PKI kit and the local servers for `demo`, no test harness.
         .executableTarget(
             name: "tlstrust",
             dependencies: [
-                "TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTesting",
-                "TLSTrustSwiftCrypto",
+                "TLSTrust", "TLSTrustToolSupport", "TLSTrustPKI", "TLSTrustLocalServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/tlstrust"
@@ -185,7 +201,23 @@ let package = Package(
             path: "Sources/TLSTrustAsyncHTTPClient"
         ),
 
-        // MARK: Tests
+        // MARK: Tests and the workshop (in no product)
+        // The CI harness (deadlines for a loaded machine, work off the cooperative pool, external TLS
+        // peers, a scripted HTTP server), re-exporting TLSTrustPKI and TLSTrustLocalServers.
+        .target(
+            name: "TLSTrustTesting",
+            dependencies: ["TLSTrust", "TLSTrustPKI", "TLSTrustLocalServers"],
+            path: "Tests/TLSTrustTesting"
+        ),
+        // The developer commands: `swift run tlstrust-dev bench | soak | conformance`.
+        .executableTarget(
+            name: "tlstrust-dev",
+            dependencies: [
+                "TLSTrust", "TLSTrustToolSupport", "TLSTrustTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/tlstrust-dev"
+        ),
         // The one list of backends every test target runs on (`TestBackends.all`, `.names`,
         // `.named(_:)`); test support only, in no product.
         .target(
@@ -213,11 +245,14 @@ let package = Package(
         .testTarget(
             name: "TLSTrustBackendConformanceTests",
             dependencies: [
-                "TLSTrust", "TLSTrustTesting", "TLSTrustBackendConformance", "TLSTrustTestBackends",
+                "TLSTrust", "TLSTrustPKI", "TLSTrustBackendConformance", "TLSTrustTestBackends",
                 "TLSTrustOpenSSL", "TLSTrustSwiftCrypto",
             ]
         ),
-        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "tlstrust"]),
+        .testTarget(
+            name: "TLSTrustCLITests",
+            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustToolSupport", "tlstrust", "tlstrust-dev"]
+        ),
         // A real NIO TLS server on 127.0.0.1; empty without the `NIO` trait:
         // `swift test --traits NIO --filter TLSTrustNIOTests`.
         .testTarget(

@@ -1,6 +1,6 @@
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 /// The suite a crypto provider must pass to be a TLSTrust backend, for backend authors.
 ///

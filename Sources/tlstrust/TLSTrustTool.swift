@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// `tlstrust`: evaluate, compare, pin and inspect certificates from the command line.
 ///
@@ -15,13 +16,13 @@ struct TLSTrustTool: ParsableCommand {
         // (CLI-CONTRACT.md), so that a bug report or a script can say which release it ran.
         version: "tlstrust \(TLSTrustPackage.version)",
         subcommands: [
-            EvaluateCommand.self, CompareCommand.self, ConformanceCommand.self, PinCommand.self, LintCommand.self, InspectCommand.self,
-            BackendsCommand.self, DemoCommand.self, BenchCommand.self, FetchCommand.self, SoakCommand.self,
+            EvaluateCommand.self, CompareCommand.self, PinCommand.self, LintCommand.self, InspectCommand.self,
+            BackendsCommand.self, DemoCommand.self, FetchCommand.self,
         ]
     )
 
     static func main() {
-        registerBackends()
+        ToolBackends.register()
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -3,7 +3,7 @@ import TLSTrust
 import TLSTrustBackendConformance
 import TLSTrustOpenSSL
 import TLSTrustTestBackends
-import TLSTrustTesting
+import TLSTrustPKI
 import Testing
 #if SwiftCrypto
 import TLSTrustSwiftCrypto
