@@ -23,9 +23,13 @@ let package = Package(
         // Minting for tests: certificates, CRLs, OCSP responses and PKCS#12 files made at test time
         // relative to now (X509Builder, CRLBuilder, OCSPResponseBuilder, TestPKI, TestHierarchy).
         .library(name: "TLSTrustPKI", targets: ["TLSTrustPKI"]),
-        // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux.
+        // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux,
+        // and CommonCrypto's digests. Modules with Apple's names, built only for an app that names
+        // these products; nothing else in the package depends on them (docs/porting.md).
         .library(name: "Security", targets: ["Security"]),
         .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
+        // The same digests under a TLSTrust name, for an app that also builds swift-crypto 4's CryptoExtras.
+        .library(name: "TLSTrustCommonCrypto", targets: ["TLSTrustCommonCrypto"]),
         .executable(name: "tlstrust", targets: ["tlstrust"]),
         // SwiftNIO / AsyncHTTPClient integrations. Empty modules unless the `NIO` trait is enabled
         // (see docs/nio.md), so that the core and the backends never build swift-nio-ssl.
@@ -54,9 +58,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Only with the `SwiftCrypto` trait (`Crypto`, `_CryptoExtras` under `.when(traits:)`).
-        // 3.x, not 4.x: swift-crypto 4's CryptoExtras imports `CommonCrypto` when it can, and
-        // finds this package's `CommonCrypto` module (which needs COpenSSL) instead of Apple's.
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // 3.x or 4.x, whichever the app resolves: `Tests/AppWithSwiftCrypto4` builds an app on
+        // swift-crypto 4 that imports `Security` beside it.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // MARK: Core (pure Swift)
@@ -139,22 +143,25 @@ let package = Package(
         ),
 
         // MARK: Apple's Security API (`import Security`) and CommonCrypto digests, for porting
-        // `SecurityTLSTrust` implements the API; `Security` only re-exports it, so the module a
-        // port imports has Apple's name while the implementation keeps a TLSTrust name.
+        // `SecurityTLSTrust` and `TLSTrustCommonCrypto` implement them; `Security` and `CommonCrypto`
+        // only re-export them, so the modules a port imports have Apple's names while the
+        // implementations keep TLSTrust names, and no target but those two shims has Apple's name.
         .target(
             name: "SecurityTLSTrust",
-            dependencies: ["TLSTrust", "TLSTrustOpenSSL", "CommonCrypto"],
+            dependencies: ["TLSTrust", "TLSTrustOpenSSL", "TLSTrustCommonCrypto"],
             path: "Sources/SecurityTLSTrust"
         ),
         .target(name: "Security", dependencies: ["SecurityTLSTrust"], path: "Sources/Security"),
         // The digests come from OpenSSL's EVP interface (libcrypto), not from a hand-written hash.
+        .target(name: "TLSTrustCommonCrypto", dependencies: ["COpenSSL"], path: "Sources/TLSTrustCommonCrypto"),
         // With the `SwiftCrypto` trait it is built after `_CryptoExtras` (an ordering edge only, it
-        // uses nothing of it): swift-crypto compiles `#if canImport(CommonCrypto)` code, and would
-        // find this module instead of Apple's if it were already built (then fail: it needs COpenSSL).
+        // uses nothing of it): CryptoExtras compiles `#if canImport(CommonCrypto)` code, and would
+        // find this module instead of Apple's if it were already built. This package's own build is
+        // the only one that builds both; an app gets this module only by naming its product.
         .target(
             name: "CommonCrypto",
             dependencies: [
-                "COpenSSL",
+                "TLSTrustCommonCrypto",
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
             ],
             path: "Sources/CommonCrypto"
@@ -165,7 +172,10 @@ let package = Package(
         // of untrusted text for the terminal. In no product of its own.
         .target(
             name: "TLSTrustToolSupport",
-            dependencies: ["TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustSwiftCrypto"],
+            dependencies: [
+                "TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustSwiftCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Sources/TLSTrustToolSupport"
         ),
         // The user's tool: it links the PKI kit and the local servers for `demo`, no test harness.

@@ -19,9 +19,9 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
 
     public var name: String { "swift-crypto" }
 
-    /// swift-crypto exposes no version at run time; the package resolves a 3.x release (see
+    /// swift-crypto exposes no version at run time; the app resolves a 3.x or 4.x release (see
     /// `Package.resolved`), which on Linux carries its own copy of BoringSSL.
-    public var libraryVersion: String { "swift-crypto 3 (vendored BoringSSL)" }
+    public var libraryVersion: String { "swift-crypto (vendored BoringSSL)" }
 
     /// Every scheme of the engine's list that this backend implements — all of them today. Read
     /// from the list, filtered by what ``SwiftCryptoVerificationKey`` can do, so that a scheme

@@ -22,25 +22,8 @@ struct TLSTrustTool: ParsableCommand {
     )
 
     static func main() {
-        ToolBackends.register()
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-            Foundation.exit(0)
-        } catch let error as TLSTrustError {
-            Diagnostics.fail("\(error.message)")
-        } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
-        } catch {
-            let status = exitCode(for: error)
-            if status == .success {
-                // --help, --version: not an error.
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
-            Diagnostics.fail("\(message) (see '\(helpCommand(CommandLine.arguments))')")
-        }
+        runAsTool(failure: { Diagnostics.fail($0) },
+                  usageError: { Diagnostics.fail("\($0) (see '\(helpCommand(CommandLine.arguments))')") })
     }
 }
 

@@ -20,22 +20,7 @@ struct TLSTrustDevTool: ParsableCommand {
     )
 
     static func main() {
-        ToolBackends.register()
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-            Foundation.exit(0)
-        } catch let error as TLSTrustError {
-            fail(error.message)
-        } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
-        } catch {
-            if exitCode(for: error) == .success {
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            fail(message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage")
-        }
+        runAsTool(failure: fail, usageError: fail)
     }
 
     /// One escaped line on standard error, exit status 2.
