@@ -19,7 +19,7 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
 
     public var name: String { "swift-crypto" }
 
-    /// swift-crypto exposes no version at run time; the app resolves a 3.x or 4.x release (see
+    /// swift-crypto exposes no version at run time; the package resolves a 3.x release (see
     /// `Package.resolved`), which on Linux carries its own copy of BoringSSL.
     public var libraryVersion: String { "swift-crypto (vendored BoringSSL)" }
 

@@ -12,7 +12,7 @@ import PackageDescription
 let package = Package(
     name: "AppWithSwiftCrypto4",
     dependencies: [
-        .package(name: "TLSTrust", path: "../..", traits: ["SwiftCrypto"]),
+        .package(name: "TLSTrust", path: "../.."),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
@@ -20,7 +20,6 @@ let package = Package(
             name: "App",
             dependencies: [
                 .product(name: "TLSTrust", package: "TLSTrust"),
-                .product(name: "TLSTrustSwiftCrypto", package: "TLSTrust"),
                 .product(name: "Security", package: "TLSTrust"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

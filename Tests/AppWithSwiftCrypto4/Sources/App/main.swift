@@ -1,13 +1,10 @@
 // The app's code: swift-crypto 4's PBKDF2 (the CryptoExtras code behind
-// `#if canImport(CommonCrypto)`), Apple's trust API through `import Security`, and TLSTrust's
-// swift-crypto backend built against the swift-crypto 4 this app resolves. It prints one line
-// and exits 0 only when all three work.
+// `#if canImport(CommonCrypto)`) and Apple's trust API through `import Security`. It prints one
+// line and exits 0 only when both work.
 import Crypto
 import Foundation
 import _CryptoExtras
 import Security
-import TLSTrust
-import TLSTrustSwiftCrypto
 
 // RFC 6070's first PBKDF2-HMAC-SHA1 vector: "password", "salt", 1 round.
 let derived = try KDF.Insecure.PBKDF2.deriveKey(
@@ -20,5 +17,4 @@ guard hex == "0c60c80f961f0e71f3a9b524af6012062fe037a6" else {
 }
 
 let policy = SecPolicyCreateSSL(true, "example.com" as CFString)
-let backend = SwiftCryptoTrustBackend()
-print("swift-crypto 4 PBKDF2, Security's \(type(of: policy)) and TLSTrust's \(backend.name) backend in one app")
+print("swift-crypto 4 PBKDF2 and Security's \(type(of: policy)) in one app")
