@@ -20,10 +20,16 @@ let package = Package(
         // The suite a backend author runs on a provider: signature vectors per scheme, malformed
         // keys, and the engine's verdicts against a reference backend (docs/backends.md).
         .library(name: "TLSTrustBackendConformance", targets: ["TLSTrustBackendConformance"]),
-        .library(name: "TLSTrustTesting", targets: ["TLSTrustTesting"]),
-        // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux.
+        // Minting for tests: certificates, CRLs, OCSP responses and PKCS#12 files made at test time
+        // relative to now (X509Builder, CRLBuilder, OCSPResponseBuilder, TestPKI, TestHierarchy).
+        .library(name: "TLSTrustPKI", targets: ["TLSTrustPKI"]),
+        // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux,
+        // and CommonCrypto's digests. Modules with Apple's names, built only for an app that names
+        // these products; nothing else in the package depends on them (docs/porting.md).
         .library(name: "Security", targets: ["Security"]),
         .library(name: "CommonCrypto", targets: ["CommonCrypto"]),
+        // The same digests under a TLSTrust name, for an app that also builds swift-crypto 4's CryptoExtras.
+        .library(name: "TLSTrustCommonCrypto", targets: ["TLSTrustCommonCrypto"]),
         .executable(name: "tlstrust", targets: ["tlstrust"]),
         // SwiftNIO / AsyncHTTPClient integrations. Empty modules unless the `NIO` trait is enabled
         // (see docs/nio.md), so that the core and the backends never build swift-nio-ssl.
@@ -51,9 +57,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // Only with the `SwiftCrypto` trait (`Crypto`, `_CryptoExtras` under `.when(traits:)`).
-        // 3.x, not 4.x: swift-crypto 4's CryptoExtras imports `CommonCrypto` when it can, and
-        // finds this package's `CommonCrypto` module (which needs COpenSSL) instead of Apple's.
+        // Only with the `SwiftCrypto` trait (`Crypto`, `_CryptoExtras` under `.when(traits:)`), so an
+        // app without the trait resolves swift-crypto 4 beside TLSTrust (`Tests/AppWithSwiftCrypto4`).
+        // 3.x for the trait: swift-crypto 4's `_RSA.Signing.PublicKey(n:e:)` refuses keys below
+        // 2048 bits, which the engine must see verified and then refuse itself (weakAlgorithm), so
+        // the backend's verdicts on such chains would differ from the other backends'.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
@@ -118,45 +126,65 @@ let package = Package(
         // MARK: Conformance kit for backend authors (no test framework: returns findings)
         .target(
             name: "TLSTrustBackendConformance",
-            dependencies: ["TLSTrust", "TLSTrustTesting"],
+            dependencies: ["TLSTrust", "TLSTrustPKI"],
             path: "Sources/TLSTrustBackendConformance"
         ),
 
-        // MARK: Test PKI factory (mints certificates with OpenSSL at test time)
+        // MARK: Minting kit for tests (product TLSTrustPKI; signs with OpenSSL at test time)
         .target(
-            name: "TLSTrustTesting",
+            name: "TLSTrustPKI",
             dependencies: ["TLSTrust", "COpenSSL"],
-            path: "Sources/TLSTrustTesting"
+            path: "Sources/TLSTrustPKI"
+        ),
+        // An HTTPS origin and an interception proxy on 127.0.0.1: what `tlstrust demo` runs, and
+        // what tests connect to. In no product of its own; it ships inside `tlstrust`.
+        .target(
+            name: "TLSTrustLocalServers",
+            dependencies: ["TLSTrust", "TLSTrustPKI"],
+            path: "Sources/TLSTrustLocalServers"
         ),
 
         // MARK: Apple's Security API (`import Security`) and CommonCrypto digests, for porting
-        // `SecurityTLSTrust` implements the API; `Security` only re-exports it, so the module a
-        // port imports has Apple's name while the implementation keeps a TLSTrust name.
+        // `SecurityTLSTrust` and `TLSTrustCommonCrypto` implement them; `Security` and `CommonCrypto`
+        // only re-export them, so the modules a port imports have Apple's names while the
+        // implementations keep TLSTrust names, and no target but those two shims has Apple's name.
         .target(
             name: "SecurityTLSTrust",
-            dependencies: ["TLSTrust", "TLSTrustOpenSSL", "CommonCrypto"],
+            dependencies: ["TLSTrust", "TLSTrustOpenSSL", "TLSTrustCommonCrypto"],
             path: "Sources/SecurityTLSTrust"
         ),
         .target(name: "Security", dependencies: ["SecurityTLSTrust"], path: "Sources/Security"),
         // The digests come from OpenSSL's EVP interface (libcrypto), not from a hand-written hash.
+        .target(name: "TLSTrustCommonCrypto", dependencies: ["COpenSSL"], path: "Sources/TLSTrustCommonCrypto"),
         // With the `SwiftCrypto` trait it is built after `_CryptoExtras` (an ordering edge only, it
-        // uses nothing of it): swift-crypto compiles `#if canImport(CommonCrypto)` code, and would
-        // find this module instead of Apple's if it were already built (then fail: it needs COpenSSL).
+        // uses nothing of it): CryptoExtras compiles `#if canImport(CommonCrypto)` code, and would
+        // find this module instead of Apple's if it were already built. This package's own build is
+        // the only one that builds both; an app gets this module only by naming its product.
         .target(
             name: "CommonCrypto",
             dependencies: [
-                "COpenSSL",
+                "TLSTrustCommonCrypto",
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
             ],
             path: "Sources/CommonCrypto"
         ),
 
         // MARK: Command-line tool
+        // What `tlstrust` and `tlstrust-dev` share: the backends they register, file input, escaping
+        // of untrusted text for the terminal. In no product of its own.
+        .target(
+            name: "TLSTrustToolSupport",
+            dependencies: [
+                "TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustSwiftCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/TLSTrustToolSupport"
+        ),
+        // The user's tool: it links the PKI kit and the local servers for `demo`, no test harness.
         .executableTarget(
             name: "tlstrust",
             dependencies: [
-                "TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustTesting",
-                "TLSTrustSwiftCrypto",
+                "TLSTrust", "TLSTrustToolSupport", "TLSTrustPKI", "TLSTrustLocalServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/tlstrust"
@@ -185,7 +213,23 @@ let package = Package(
             path: "Sources/TLSTrustAsyncHTTPClient"
         ),
 
-        // MARK: Tests
+        // MARK: Tests and the workshop (in no product)
+        // The CI harness (deadlines for a loaded machine, work off the cooperative pool, external TLS
+        // peers, a scripted HTTP server), re-exporting TLSTrustPKI and TLSTrustLocalServers.
+        .target(
+            name: "TLSTrustTesting",
+            dependencies: ["TLSTrust", "TLSTrustPKI", "TLSTrustLocalServers"],
+            path: "Tests/TLSTrustTesting"
+        ),
+        // The developer commands: `swift run tlstrust-dev bench | soak | conformance`.
+        .executableTarget(
+            name: "tlstrust-dev",
+            dependencies: [
+                "TLSTrust", "TLSTrustToolSupport", "TLSTrustTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tests/tlstrust-dev"
+        ),
         // The one list of backends every test target runs on (`TestBackends.all`, `.names`,
         // `.named(_:)`); test support only, in no product.
         .target(
@@ -221,11 +265,14 @@ let package = Package(
         .testTarget(
             name: "TLSTrustBackendConformanceTests",
             dependencies: [
-                "TLSTrust", "TLSTrustTesting", "TLSTrustBackendConformance", "TLSTrustTestBackends",
+                "TLSTrust", "TLSTrustPKI", "TLSTrustBackendConformance", "TLSTrustTestBackends",
                 "TLSTrustOpenSSL", "TLSTrustSwiftCrypto",
             ]
         ),
-        .testTarget(name: "TLSTrustCLITests", dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustTestBackends", "tlstrust"]),
+        .testTarget(
+            name: "TLSTrustCLITests",
+            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustOpenSSL", "TLSTrustTestBackends", "TLSTrustToolSupport", "tlstrust", "tlstrust-dev"]
+        ),
         // A real NIO TLS server on 127.0.0.1; empty without the `NIO` trait:
         // `swift test --traits NIO --filter TLSTrustNIOTests`.
         .testTarget(

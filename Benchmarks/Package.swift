@@ -25,7 +25,7 @@ let package = Package(
                 .product(name: "TLSTrustOpenSSL", package: "TLSTrust"),
                 .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
-                .product(name: "TLSTrustTesting", package: "TLSTrust"),
+                .product(name: "TLSTrustPKI", package: "TLSTrust"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Benchmarks/TrustEvaluation",

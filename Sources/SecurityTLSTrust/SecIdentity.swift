@@ -1,4 +1,4 @@
-import CommonCrypto
+import TLSTrustCommonCrypto
 import TLSTrust
 
 /// A certificate with its private key, as `SecIdentity` on Apple platforms: a reference type,

@@ -1,12 +1,12 @@
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 /// The suite a crypto provider must pass to be a TLSTrust backend, for backend authors.
 ///
 /// A backend decides nothing: it imports keys and verifies signatures for the one validation
 /// engine (*Writing a backend*). So conformance is two things, and this kit checks both with
-/// real keys and certificates minted at run time by `TLSTrustTesting` (nothing committed):
+/// real keys and certificates minted at run time by `TLSTrustPKI` (nothing committed):
 ///
 /// 1. **The crypto contract**, per scheme of ``SignatureScheme/all``: a valid signature verifies,
 ///    also from slices inside larger buffers; a tampered signature, a tampered message, empty,

@@ -1,5 +1,5 @@
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 /// Malformed SubjectPublicKeyInfos of every key type: well framed (so that `PublicKey` reads them
 /// and the backend is asked), wrong inside. A backend must throw a `TLSTrustError` (`.malformedKey`

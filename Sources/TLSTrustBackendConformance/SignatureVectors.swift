@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 /// What one `isValidSignature` call gave.
 enum SignatureOutcome: Equatable, CustomStringConvertible {

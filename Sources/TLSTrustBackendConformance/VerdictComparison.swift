@@ -1,6 +1,6 @@
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 /// The engine's verdicts with the backend against its verdicts with the reference, on the same
 /// certificates: every scenario of the test PKI's catalogue, plus chains whose issuer keys are

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// `tlstrust backends`: the registered backends, the library versions linked at run time and the
 /// roles each plays (so that a script — or the CLI's own tests — can tell which backends have a

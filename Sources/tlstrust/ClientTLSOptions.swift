@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// The options of the live commands (`fetch`, `inspect https://`): backend, anchors, identity,
 /// versions and time limits.

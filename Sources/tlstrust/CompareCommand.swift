@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(Comparison) import TLSTrust
+import TLSTrustToolSupport
 
 /// `tlstrust compare`: one chain on every backend, the engine's verdict and the library's own
 /// verifier's side by side.
@@ -110,26 +111,5 @@ struct CompareCommand: ParsableCommand {
 
     static func milliseconds(_ micros: Int) -> String {
         String(format: "%.3f ms", Double(micros) / 1000)
-    }
-}
-
-/// A plain-text table with padded columns.
-struct TextTable {
-    let headers: [String]
-    var rows: [[String]] = []
-
-    init(headers: [String]) { self.headers = headers }
-
-    mutating func add(_ row: [String]) { rows.append(row) }
-
-    func render() -> String {
-        var widths = headers.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
-        }
-        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
-        return ([line(headers), rule] + rows.map(line)).joined(separator: "\n")
     }
 }

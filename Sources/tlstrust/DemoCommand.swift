@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustToolSupport
+import TLSTrustLocalServers
+import TLSTrustPKI
 
 /// `tlstrust demo`: the Charles / mitmproxy attack, live on 127.0.0.1, against every backend.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(Comparison) import TLSTrust
+import TLSTrustToolSupport
 
 /// `tlstrust evaluate`: one chain, one backend, a verdict in the exit status.
 struct EvaluateCommand: ParsableCommand {
@@ -81,15 +82,6 @@ struct VerifierOptions: ParsableArguments {
 
     @Option(help: "Which verifier decides: core (TLSTrust's validation engine, the default) or native (the library's own verifier, for comparison).")
     var engine: TrustEngine = .core
-}
-
-extension TrustEvaluation {
-    /// The primary failure when it is `.unsupported`: the backend could not honour the request,
-    /// so the evaluation is no verdict on the chain.
-    var unsupportedFailure: TrustFailure? {
-        guard let first = primaryFailure, first.code == .unsupported else { return nil }
-        return first
-    }
 }
 
 /// `evaluate`'s rules beyond validation, as the library's own evaluators: each rule is decided

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// The `--json` record of an evaluation: verdict, result kind, the chain as built, every failure,
 /// which verifier decided, and the inputs it was asked about.

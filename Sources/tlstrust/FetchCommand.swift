@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// `tlstrust fetch URL`: an HTTPS GET whose server TLSTrust judged during the handshake.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// `tlstrust lint`: checks a pinning configuration file (exit 0 clean, 1 warnings, 2 unreadable).
 struct LintCommand: ParsableCommand {

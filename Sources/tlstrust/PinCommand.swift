@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// `tlstrust pin`: the `sha256/…` SPKI pin of each certificate's (or bare public key's) key.
 ///

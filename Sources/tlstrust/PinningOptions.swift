@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// `evaluate`'s rules on top of validation: `--pin`, `--config`, and AFSecurityPolicy's modes.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// `--crl`, `--ocsp-response`, `--revocation` and `--allow-fetch` (CLI-CONTRACT.md), shared by
 /// `evaluate` and `fetch`. Every file is read and parsed before anything is evaluated, so that an

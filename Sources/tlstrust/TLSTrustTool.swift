@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// `tlstrust`: evaluate, compare, pin and inspect certificates from the command line.
 ///
@@ -15,31 +16,14 @@ struct TLSTrustTool: ParsableCommand {
         // (CLI-CONTRACT.md), so that a bug report or a script can say which release it ran.
         version: "tlstrust \(TLSTrustPackage.version)",
         subcommands: [
-            EvaluateCommand.self, CompareCommand.self, ConformanceCommand.self, PinCommand.self, LintCommand.self, InspectCommand.self,
-            BackendsCommand.self, DemoCommand.self, BenchCommand.self, FetchCommand.self, SoakCommand.self,
+            EvaluateCommand.self, CompareCommand.self, PinCommand.self, LintCommand.self, InspectCommand.self,
+            BackendsCommand.self, DemoCommand.self, FetchCommand.self,
         ]
     )
 
     static func main() {
-        registerBackends()
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-            Foundation.exit(0)
-        } catch let error as TLSTrustError {
-            Diagnostics.fail("\(error.message)")
-        } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
-        } catch {
-            let status = exitCode(for: error)
-            if status == .success {
-                // --help, --version: not an error.
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid usage"
-            Diagnostics.fail("\(message) (see '\(helpCommand(CommandLine.arguments))')")
-        }
+        runAsTool(failure: { Diagnostics.fail($0) },
+                  usageError: { Diagnostics.fail("\($0) (see '\(helpCommand(CommandLine.arguments))')") })
     }
 }
 

@@ -27,7 +27,7 @@ let package = Package(
                 .product(name: "TLSTrustOpenSSL", package: "TLSTrust"),
                 .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
-                .product(name: "TLSTrustTesting", package: "TLSTrust"),
+                .product(name: "TLSTrustPKI", package: "TLSTrust"),
             ]
         ),
     ] + fuzzTargets.map { name in
@@ -39,7 +39,7 @@ let package = Package(
                 .product(name: "TLSTrustOpenSSL", package: "TLSTrust"),
                 .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
-                .product(name: "TLSTrustTesting", package: "TLSTrust"),
+                .product(name: "TLSTrustPKI", package: "TLSTrust"),
             ],
             // No top-level code: libFuzzer's runtime provides `main`.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]

@@ -3,7 +3,7 @@ import Foundation
 import TLSTrustBackendConformance
 import TLSTrustOpenSSL
 import TLSTrustTestBackends
-import TLSTrustTesting
+import TLSTrustPKI
 import Testing
 #if SwiftCrypto
 import TLSTrustSwiftCrypto

@@ -179,11 +179,23 @@ struct BadInputTests {
         ["backends", "extra-argument"],
         ["demo", "--frobnicate"],
         ["pin", "--frobnicate", "x.pem"],
-        ["conformance", "--frobnicate"],
-        ["conformance", "--limbo"],
-        ["conformance", "stray-argument"],
+        ["conformance"],
+        ["bench"],
+        ["soak"],
     ])
     func otherUsageErrors(arguments: [String]) throws {
         try ToolRunner.run(arguments).expectUsageError()
+    }
+
+    @Test("the developer tool's usage errors exit 2 with one line too", arguments: [
+        ["frobnicate"],
+        ["conformance", "--frobnicate"],
+        ["conformance", "--limbo"],
+        ["conformance", "stray-argument"],
+        ["bench", "--frobnicate"],
+        ["soak", "--frobnicate"],
+    ])
+    func developerUsageErrors(arguments: [String]) throws {
+        try ToolRunner.runDeveloper(arguments).expectUsageError()
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `tlstrust bench`: the JSON shape scripts rely on, with very short measurements.
-@Suite("tlstrust bench")
+/// `tlstrust-dev bench`: the JSON shape scripts rely on, with very short measurements.
+@Suite("tlstrust-dev bench")
 struct BenchCommandTests {
     static let operations: Set<String> = [
         "evaluate", "evaluate-native", "evaluate-cached", "evaluate-cold", "evaluate-stapled", "evaluate-crl",
@@ -11,7 +11,7 @@ struct BenchCommandTests {
 
     @Test("--json prints one array; each element names backend, chain, operation, opsPerSecond, microsPerOp")
     func jsonShape() throws {
-        let result = try ToolRunner.run(["bench", "--backend", "openssl", "--chain", "p256", "--seconds", "0.02", "--json"])
+        let result = try ToolRunner.runDeveloper(["bench", "--backend", "openssl", "--chain", "p256", "--seconds", "0.02", "--json"])
         result.expectExit(0)
         let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
         let array = try #require(parsed as? [[String: Any]], "one JSON array of objects\n\(result)")
@@ -40,7 +40,7 @@ struct BenchCommandTests {
 
     @Test("--threads 2 runs the evaluations on two threads, each on a chain of its own")
     func threads() throws {
-        let result = try ToolRunner.run(["bench", "--backend", "mbedtls", "--chain", "p256", "--seconds", "0.02", "--threads", "2",
+        let result = try ToolRunner.runDeveloper(["bench", "--backend", "mbedtls", "--chain", "p256", "--seconds", "0.02", "--threads", "2",
                                          "--operation", "evaluate-cold", "--operation", "evaluate-cached", "--operation", "raw-c", "--json"])
         result.expectExit(0)
         let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
@@ -55,7 +55,7 @@ struct BenchCommandTests {
 
     @Test("--memory reports bytes per parsed certificate, imported key and cached chain")
     func memory() throws {
-        let result = try ToolRunner.run(["bench", "--memory", "--backend", "mbedtls", "--chain", "p256", "--json"])
+        let result = try ToolRunner.runDeveloper(["bench", "--memory", "--backend", "mbedtls", "--chain", "p256", "--json"])
         result.expectExit(0)
         let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
         #expect(array.count == 4, "\(array)")
@@ -67,7 +67,7 @@ struct BenchCommandTests {
 
     @Test("the P-384 and RSA-4096 chains")
     func moreChains() throws {
-        let result = try ToolRunner.run(["bench", "--backend", "mbedtls", "--chain", "p384", "--chain", "rsa4096", "--seconds", "0.02",
+        let result = try ToolRunner.runDeveloper(["bench", "--backend", "mbedtls", "--chain", "p384", "--chain", "rsa4096", "--seconds", "0.02",
                                          "--operation", "evaluate-cold", "--operation", "raw-c", "--json"])
         result.expectExit(0)
         let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
@@ -79,7 +79,7 @@ struct BenchCommandTests {
     func tableAndChart() throws {
         let svg = FileManager.default.temporaryDirectory.appendingPathComponent("tlstrust-bench-\(UUID().uuidString).svg")
         defer { try? FileManager.default.removeItem(at: svg) }
-        let result = try ToolRunner.run(["bench", "--backend", "mbedtls", "--chain", "rsa2048", "--seconds", "0.02", "--svg", svg.path])
+        let result = try ToolRunner.runDeveloper(["bench", "--backend", "mbedtls", "--chain", "rsa2048", "--seconds", "0.02", "--svg", svg.path])
         result.expectExit(0)
         #expect(result.stdoutLines.first?.hasPrefix("backend") == true, "\(result)")
         #expect(result.stdout.contains("mbedtls  rsa2048"), "\(result)")
@@ -91,7 +91,7 @@ struct BenchCommandTests {
 
     @Test("an unknown backend is bad usage (exit 2)")
     func unknownBackend() throws {
-        let result = try ToolRunner.run(["bench", "--backend", "nosuch", "--seconds", "0.01"])
+        let result = try ToolRunner.runDeveloper(["bench", "--backend", "nosuch", "--seconds", "0.01"])
         result.expectExit(2)
     }
 }

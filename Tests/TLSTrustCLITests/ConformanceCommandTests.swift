@@ -3,9 +3,9 @@ import Testing
 import TLSTrust
 import TLSTrustTesting
 
-/// `tlstrust conformance` on a tiny suite in x509-limbo's format, written at run time with
+/// `tlstrust-dev conformance` on a tiny suite in x509-limbo's format, written at run time with
 /// certificates minted at run time (nothing committed can expire).
-@Suite("tlstrust conformance")
+@Suite("tlstrust-dev conformance")
 struct ConformanceCommandTests {
     /// A PEM block that decodes to "Not a certificate at all." (deliberately timeless).
     static let notACertificate = "-----BEGIN CERTIFICATE-----\nTm90IGEgY2VydGlmaWNhdGUgYXQgYWxsLg==\n-----END CERTIFICATE-----\n"
@@ -79,7 +79,7 @@ struct ConformanceCommandTests {
         }
 
         func run(_ extra: [String] = [], environment: [String: String?] = [:]) throws -> ToolResult {
-            try ToolRunner.run(["conformance", "--limbo", limbo, "--expectations", expectations] + extra, environment: environment)
+            try ToolRunner.runDeveloper(["conformance", "--limbo", limbo, "--expectations", expectations] + extra, environment: environment)
         }
 
         func expectationLines() throws -> [String] {
@@ -262,19 +262,19 @@ struct ConformanceCommandTests {
     @Test("no suite: a missing --limbo file, or none given and none at the default path, exits 2")
     func missingSuite() throws {
         try withWorkspace { w in
-            try ToolRunner.run(["conformance", "--limbo", w.files.path("no-such-limbo.json"), "--expectations", w.expectations])
+            try ToolRunner.runDeveloper(["conformance", "--limbo", w.files.path("no-such-limbo.json"), "--expectations", w.expectations])
                 .expectUsageError(mentioning: ["no-such-limbo.json"])
-            try ToolRunner.run(["conformance", "--limbo", w.files.path("no-such-limbo.json"), "--update-expectations",
+            try ToolRunner.runDeveloper(["conformance", "--limbo", w.files.path("no-such-limbo.json"), "--update-expectations",
                                 "--expectations", w.expectations])
                 .expectUsageError(mentioning: ["no-such-limbo.json"])
             // The working directory of the test run has no ../shared/conformance; the variable is unset.
             let none = try ToolRunner.execute(
-                try ToolRunner.binary, ["conformance", "--expectations", w.expectations],
+                try ToolRunner.developerBinary, ["conformance", "--expectations", w.expectations],
                 environment: ["TLSTRUST_LIMBO": nil], timeout: ToolRunner.defaultTimeout, directory: w.files.url)
             none.expectUsageError(mentioning: ["--limbo", "TLSTRUST_LIMBO"])
             // $TLSTRUST_LIMBO is used when --limbo is absent.
             let fromEnvironment = try ToolRunner.execute(
-                try ToolRunner.binary, ["conformance", "--expectations", w.expectations],
+                try ToolRunner.developerBinary, ["conformance", "--expectations", w.expectations],
                 environment: ["TLSTRUST_LIMBO": w.files.path("env-limbo.json")], timeout: ToolRunner.defaultTimeout,
                 directory: w.files.url)
             fromEnvironment.expectUsageError(mentioning: ["env-limbo.json"])

@@ -9,10 +9,21 @@ struct HelpTests {
         let result = try ToolRunner.run(["--help"])
         result.expectExit(0)
         #expect(result.stdout.contains("USAGE"), "\(result)")
-        for subcommand in ["evaluate", "compare", "conformance", "pin", "inspect", "backends", "demo"] {
+        for subcommand in ["evaluate", "compare", "pin", "inspect", "backends", "demo"] {
             #expect(result.stdout.contains(subcommand), "\(subcommand) is listed\n\(result)")
         }
         #expect(!result.stderr.contains("tlstrust:"), "\(result)")
+    }
+
+    @Test("the user's tool has no developer commands; tlstrust-dev lists them")
+    func developerCommandsLiveInTheDeveloperTool() throws {
+        let user = try ToolRunner.run(["--help"])
+        let developer = try ToolRunner.runDeveloper(["--help"])
+        developer.expectExit(0)
+        for subcommand in ["bench", "soak", "conformance"] {
+            #expect(!user.stdout.contains(subcommand), "\(subcommand) is not in tlstrust\n\(user)")
+            #expect(developer.stdout.contains(subcommand), "\(subcommand) is in tlstrust-dev\n\(developer)")
+        }
     }
 
     @Test("tlstrust evaluate --help documents every flag of the contract")
@@ -25,9 +36,9 @@ struct HelpTests {
         }
     }
 
-    @Test("tlstrust conformance --help documents its flags and where the suite is looked for")
+    @Test("tlstrust-dev conformance --help documents its flags and where the suite is looked for")
     func conformanceHelp() throws {
-        let result = try ToolRunner.run(["conformance", "--help"])
+        let result = try ToolRunner.runDeveloper(["conformance", "--help"])
         result.expectExit(0)
         for text in ["--limbo", "TLSTRUST_LIMBO", "--expectations", "--update-expectations", "--write-docs", "--check-docs"] {
             #expect(result.stdout.contains(text), "\(text) is documented\n\(result)")
@@ -35,7 +46,7 @@ struct HelpTests {
     }
 
     @Test("-h and help SUBCOMMAND exit 0 too", arguments: [["-h"], ["help"], ["help", "evaluate"], ["pin", "--help"], ["compare", "-h"],
-                                                           ["help", "conformance"]])
+                                                           ["help", "demo"]])
     func otherHelpSpellings(arguments: [String]) throws {
         let result = try ToolRunner.run(arguments)
         result.expectExit(0)

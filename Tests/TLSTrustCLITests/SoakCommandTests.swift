@@ -1,15 +1,15 @@
 import Foundation
 import Testing
 
-/// `tlstrust soak`: the contract of the soak command, on a tiny run (the real soak is run by
+/// `tlstrust-dev soak`: the contract of the soak command, on a tiny run (the real soak is run by
 /// hand and recorded in docs/security.md).
-@Suite("tlstrust soak")
+@Suite("tlstrust-dev soak")
 struct SoakCommandTests {
     @Test("A short soak on every backend: every evaluation and handshake succeeds, resident memory is reported, exit 0")
     func shortSoak() throws {
         // Growth is not judged here (a tiny run, and AddressSanitizer's quarantine keeps freed memory
         // resident when CI runs the suite under it); the real soak is run by hand.
-        let result = try ToolRunner.run(["soak", "--evaluations", "40", "--handshakes", "4", "--max-growth-mb", "100000"])
+        let result = try ToolRunner.runDeveloper(["soak", "--evaluations", "40", "--handshakes", "4", "--max-growth-mb", "100000"])
         result.expectExit(0)
         for backend in try ToolRunner.backendNames() {
             #expect(result.stdout.contains("\(backend) evaluations: 40/40, 0 refused, resident "), "\(result)")
@@ -26,6 +26,6 @@ struct SoakCommandTests {
         ["--evaluations", "-1"], ["--evaluations", "0", "--handshakes", "0"], ["--backend", "nope"], ["--max-growth-mb", "-5"],
     ])
     func usage(arguments: [String]) throws {
-        try ToolRunner.run(["soak"] + arguments).expectExit(2)
+        try ToolRunner.runDeveloper(["soak"] + arguments).expectExit(2)
     }
 }

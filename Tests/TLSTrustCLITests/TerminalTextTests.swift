@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TLSTrust
 import TLSTrustTesting
+import TLSTrustToolSupport
 @testable import tlstrust
 
 /// Text from certificates cannot reach the terminal as control sequences.

@@ -22,6 +22,9 @@ struct ToolResult: Sendable, CustomStringConvertible {
             .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
     }
 
+    /// The name of the program that ran (`tlstrust`, `tlstrust-dev`), which starts its error lines.
+    var toolName: String { command.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "" }
+
     /// Everything about the run, for failure messages.
     var description: String {
         let how = crashed ? "killed by signal \(status)" : "exit \(status)"
@@ -34,8 +37,8 @@ struct ToolRunnerError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Runs the built `tlstrust` binary (and, for independent answers, `/bin/sh` pipelines of the
-/// `openssl` tool) as child processes, with a time limit so that a hung child fails its test
+/// Runs the built `tlstrust` binary, the developer tool `tlstrust-dev` (bench, soak, conformance),
+/// and, for independent answers, `/bin/sh` pipelines of the `openssl` tool, as child processes, with a time limit so that a hung child fails its test
 /// instead of hanging CI.
 enum ToolRunner {
     /// How long one child may run before it is killed and the test fails.
@@ -50,12 +53,22 @@ enum ToolRunner {
         get throws { try located.get() }
     }
 
-    private static let located: Result<URL, ToolRunnerError> = Result { () throws(ToolRunnerError) in try locateBinary() }
+    /// The developer tool `tlstrust-dev`, looked for as ``binary`` is (`$TLSTRUST_DEV_BINARY` first).
+    static var developerBinary: URL {
+        get throws { try locatedDeveloper.get() }
+    }
 
-    private static func locateBinary() throws(ToolRunnerError) -> URL {
-        let name = "tlstrust"
+    private static let located: Result<URL, ToolRunnerError> = Result { () throws(ToolRunnerError) in
+        try locateBinary(named: "tlstrust", override: "TLSTRUST_BINARY")
+    }
+
+    private static let locatedDeveloper: Result<URL, ToolRunnerError> = Result { () throws(ToolRunnerError) in
+        try locateBinary(named: "tlstrust-dev", override: "TLSTRUST_DEV_BINARY")
+    }
+
+    private static func locateBinary(named name: String, override variable: String) throws(ToolRunnerError) -> URL {
         var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["TLSTRUST_BINARY"], !override.isEmpty {
+        if let override = ProcessInfo.processInfo.environment[variable], !override.isEmpty {
             candidates.append(URL(fileURLWithPath: override))
         }
         // Linux: the test bundle is an executable (`<Package>PackageTests.xctest`) in the build
@@ -86,9 +99,9 @@ enum ToolRunner {
             }
         }
         throw ToolRunnerError(description: """
-            the tlstrust executable was not found; looked at: \(candidates.map(\.path).joined(separator: ", ")). \
+            the \(name) executable was not found; looked at: \(candidates.map(\.path).joined(separator: ", ")). \
             Build it with `swift build --build-tests` (the TLSTrustCLITests target depends on it), \
-            or set TLSTRUST_BINARY to its path.
+            or set \(variable) to its path.
             """)
     }
 
@@ -102,6 +115,13 @@ enum ToolRunner {
         _ arguments: [String], environment: [String: String?] = [:], timeout: TimeInterval = defaultTimeout
     ) throws -> ToolResult {
         try execute(try binary, arguments, environment: environment, timeout: timeout)
+    }
+
+    /// Runs `tlstrust-dev arguments…`, with the environment rules of ``run(_:environment:timeout:)``.
+    static func runDeveloper(
+        _ arguments: [String], environment: [String: String?] = [:], timeout: TimeInterval = defaultTimeout
+    ) throws -> ToolResult {
+        try execute(try developerBinary, arguments, environment: environment, timeout: timeout)
     }
 
     /// Runs `script` with `/bin/sh -c`, passing `arguments` as `$1`, `$2`, … (so paths need no quoting).
@@ -274,8 +294,9 @@ extension ToolResult {
         #expect(status == 2, "expected exit 2 (not \(status); ArgumentParser's 64 must be folded into 2)\n\(self)",
                 sourceLocation: sourceLocation)
         #expect(stderrLines.count == 1, "expected exactly one line on stderr\n\(self)", sourceLocation: sourceLocation)
-        #expect(stderr.hasPrefix("tlstrust: "), "stderr must start with 'tlstrust: '\n\(self)", sourceLocation: sourceLocation)
-        #expect(stderr.count > "tlstrust: ".count + 5, "the message says nothing\n\(self)", sourceLocation: sourceLocation)
+        let prefix = "\(toolName): "
+        #expect(stderr.hasPrefix(prefix), "stderr must start with '\(prefix)'\n\(self)", sourceLocation: sourceLocation)
+        #expect(stderr.count > prefix.count + 5, "the message says nothing\n\(self)", sourceLocation: sourceLocation)
         for marker in ["Fatal error", "Program crashed", "Backtrac", "Stack dump", "Thread 0", "#0 "] {
             #expect(!stderr.contains(marker), "stderr looks like a stack trace (\(marker))\n\(self)", sourceLocation: sourceLocation)
         }

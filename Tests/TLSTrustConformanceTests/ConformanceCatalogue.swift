@@ -6,7 +6,7 @@ import TLSTrustTesting
 extension ConformanceCase {
     static let all: [ConformanceCase] = fromScenarios + timeCases + purposeCases + nameCases + depthCases + anchorCases
 
-    /// The 27 scenarios of `TLSTrustTesting`, each with its own expectation.
+    /// The 27 scenarios of `TLSTrustPKI`, each with its own expectation.
     static let fromScenarios: [ConformanceCase] = TestScenario.Kind.allCases.map { scenario($0) }
 
     /// The verification date is per evaluation.

@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-import TLSTrustTesting
+import TLSTrustPKI
 import X509
 
 /// `swift-certificates/<chain>`: swift-certificates' `Verifier` (RFC5280Policy +

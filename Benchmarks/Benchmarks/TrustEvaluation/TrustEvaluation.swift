@@ -4,10 +4,10 @@ import Foundation
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
-import TLSTrustTesting
+import TLSTrustPKI
 
 /// The hot handshake path, per backend and chain: the peer's chain arrives as DER and is
-/// evaluated against a long-lived anchor set. The same operations as `tlstrust bench`, with
+/// evaluated against a long-lived anchor set. The same operations as `tlstrust-dev bench`, with
 /// ordo-one/benchmark's percentiles and allocation counts:
 ///
 /// - `parse/<chain>`: the core parses the presented chain (leaf + intermediate), parse cache off.

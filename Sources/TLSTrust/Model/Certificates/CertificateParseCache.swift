@@ -203,7 +203,7 @@ public enum VerificationKeyCache {
 
     /// Whether a certificate keeps the keys imported for it (``Certificate/verificationKey(for:)``,
     /// default true). Process-wide. Off, every signature check imports its issuer's key again, as
-    /// a program that caches nothing would: benchmarks of the cold path (`tlstrust bench`'s
+    /// a program that caches nothing would: benchmarks of the cold path (`tlstrust-dev bench`'s
     /// `evaluate-cold`) switch it off with ``isEnabled``, so that no key outlives one evaluation.
     @_spi(Benchmarking) public static var keepsKeysWithCertificates: Bool {
         get { keepsWithCertificates.load(ordering: .relaxed) }

@@ -1,7 +1,7 @@
 import FuzzSupport
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 // CRLs (RFC 5280 §5): the core's parser, then, when the bytes parse, the engine judging the CRL
 // for a fixed leaf (RevocationFuzzPKI: hard revocation for the leaf) on every backend — issuer

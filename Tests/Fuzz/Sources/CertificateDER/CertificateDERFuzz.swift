@@ -1,7 +1,7 @@
 import FuzzSupport
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 // Certificate parsing from DER: the core's parser, then each backend's `parseCertificate` (the
 // library's parser, then the core), its public-key extraction and its key import; and the core's

@@ -1,7 +1,7 @@
 import FuzzSupport
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 // PEM decoding: the core's PEM reader (certificate bundles, one certificate, public keys) on every
 // input, and one backend's certificate-from-PEM path — `importIdentity(certificateChainPEM:

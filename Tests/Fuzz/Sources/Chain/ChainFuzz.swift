@@ -1,7 +1,7 @@
 import FuzzSupport
 import Foundation
 @_spi(Comparison) import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 // Chain evaluation with fuzzed certificates against a fixed anchor.
 //

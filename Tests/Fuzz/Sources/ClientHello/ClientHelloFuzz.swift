@@ -1,7 +1,7 @@
 import FuzzSupport
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 // The server side of each backend's TLS handshake, fed fuzzed ClientHello bytes.
 //

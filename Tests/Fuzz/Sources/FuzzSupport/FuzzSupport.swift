@@ -3,7 +3,7 @@ import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
-import TLSTrustTesting
+import TLSTrustPKI
 
 /// What every fuzz target shares: the backends, the `--make-seeds` mode, input splitting.
 public enum Fuzz {

@@ -1,6 +1,6 @@
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 /// The fixed tiny PKI the revocation targets (`OCSPResponse`, `CRL`) judge their inputs against:
 /// root → intermediate → leaf (ECDSA P-256, www.example.com).

@@ -1,7 +1,7 @@
 import FuzzSupport
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 // OCSP responses (RFC 6960): the core's parser, then, when the bytes parse, the engine judging
 // them as the answer about a fixed leaf (RevocationFuzzPKI: hard revocation for the leaf) on

@@ -1,7 +1,7 @@
 import FuzzSupport
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 // PKCS#12 import with a password, on every backend.
 //

@@ -1,7 +1,7 @@
 import FuzzSupport
 import Foundation
 import TLSTrust
-import TLSTrustTesting
+import TLSTrustPKI
 
 // The pin-set configuration parser (JSON) and its importers: Android's
 // network_security_config.xml and TrustKit's Info.plist (XML or binary). The first byte chooses

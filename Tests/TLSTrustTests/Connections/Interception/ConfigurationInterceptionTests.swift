@@ -4,7 +4,7 @@ import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
 
-/// A live intercepting proxy (TLSTrustTesting's, whose CA the "user installed") between each
+/// A live intercepting proxy (TLSTrustLocalServers', whose CA the "user installed") between each
 /// backend's TLS client and an origin, the client judged by an app's configuration in the
 /// handshake: Android `<trust-anchors>`, TrustKit in code, and JSON with an OkHttp pattern.
 @Suite("Configurations against a live intercepting proxy", .serialized)

@@ -3,8 +3,9 @@ import Foundation
 import Glibc
 #endif
 @_spi(Benchmarking) import TLSTrust
+import TLSTrustToolSupport
 
-/// `tlstrust bench --memory`: bytes kept per cached verified chain, per parsed certificate and per
+/// `tlstrust-dev bench --memory`: bytes kept per cached verified chain, per parsed certificate and per
 /// imported key, and what each cache holds at its bound, measured as the growth of the heap's
 /// allocated bytes (glibc's `mallinfo2()`) while `count` of them are kept alive.
 enum BenchMemory {

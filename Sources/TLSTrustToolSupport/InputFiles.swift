@@ -2,8 +2,8 @@ import Foundation
 import TLSTrust
 
 /// Reading certificates and keys from the files the user names, with errors that say which file.
-enum InputFiles {
-    static func bytes(_ path: String) throws -> [UInt8] {
+package enum InputFiles {
+    package static func bytes(_ path: String) throws -> [UInt8] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw TLSTrustError(.unreadableFile, "\(path): no such file")
@@ -16,7 +16,7 @@ enum InputFiles {
     }
 
     /// All certificates in a PEM bundle or one DER certificate.
-    static func certificates(_ path: String) throws -> [Certificate] {
+    package static func certificates(_ path: String) throws -> [Certificate] {
         let data = try bytes(path)
         do {
             return try Certificate.certificates(pemOrDER: data)

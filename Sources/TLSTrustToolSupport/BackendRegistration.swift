@@ -6,10 +6,11 @@ import TLSTrustOpenSSL
 import TLSTrustSwiftCrypto
 #endif
 
-extension TLSTrustTool {
-    /// Registers every backend this tool links, OpenSSL first (the process default). The
+/// The backends `tlstrust` and `tlstrust-dev` offer by name (`--backend`), in one place.
+package enum ToolBackends {
+    /// Registers every backend the tools link, OpenSSL first (the process default). The
     /// swift-crypto backend only when built with the `SwiftCrypto` trait.
-    static func registerBackends() {
+    package static func register() {
         TrustBackends.bootstrap(OpenSSLTrustBackend())
         TrustBackends.register(GnuTLSTrustBackend())
         TrustBackends.register(MbedTLSTrustBackend())

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustPKI
 
 /// A real TLS peer from another implementation, run as a child process on 127.0.0.1 with a port
 /// of its own (below the ephemeral range; see `ExternalPeerPort`): `openssl s_server`,

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustPKI
 
 /// A real OCSP responder from another implementation: `openssl ocsp -index … -port P`, run as a
 /// child process on a free ephemeral port, answering for the certificates of its index. Stopped

@@ -4,7 +4,7 @@ import Foundation
 /// Signing and encoding helpers for the structures the kit writes itself, byte by byte (OCSP
 /// responses, CRLs with hostile knobs, huge CRLs): OpenSSL's builders refuse or normalise exactly
 /// the shapes hostile tests need, so the kit writes the TBS DER in Swift and signs it once here.
-enum SignedDER {
+package enum SignedDER {
     /// The DER `AlgorithmIdentifier` of the signature `key` makes with `digest` (RFC 4055, RFC
     /// 5758, RFC 8410). Ed25519 ignores `digest`: it is a "pure" scheme.
     static func signatureAlgorithm(for key: TestPrivateKey, digest: SignatureDigest) -> [UInt8] {
@@ -76,7 +76,7 @@ enum SignedDER {
             : generalizedTime(date)
     }
 
-    static func timeText(_ date: Date, fourDigitYear: Bool) -> String {
+    package static func timeText(_ date: Date, fourDigitYear: Bool) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)

@@ -1,7 +1,7 @@
 import TLSTrust
 
 /// One client and one server configuration for measuring full handshakes over in-memory pipes:
-/// the handshake benchmarks (`Benchmarks/`, `tlstrust bench`) and the soak.
+/// the handshake benchmarks (`Benchmarks/`, `tlstrust-dev bench`) and the soak.
 ///
 /// Both sides run on the same backend. The client either decides trust as an app would (default
 /// handling: the engine, with its verified-chain cache) or accepts whatever it is shown (a

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 import TLSTrustTesting
 
-/// `tlstrust soak`: many evaluations and handshakes per backend in one process, with the resident
+/// `tlstrust-dev soak`: many evaluations and handshakes per backend in one process, with the resident
 /// memory reported as it goes, so that a leak shows up as growth.
 ///
 /// Per backend: `--evaluations` engine evaluations from DER with every cache off (each parses the

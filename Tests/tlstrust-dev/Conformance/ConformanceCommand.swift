@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
-/// `tlstrust conformance`: the x509-limbo suite, in process, on every backend with the engine
+/// `tlstrust-dev conformance`: the x509-limbo suite, in process, on every backend with the engine
 /// (both profiles) and with each library's own verifier, checked against the expectations file.
 ///
 /// Exit status: 0 when every outcome is as the expectations file says (and, with `--check-docs`,

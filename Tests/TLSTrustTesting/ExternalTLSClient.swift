@@ -1,4 +1,5 @@
 import Foundation
+import TLSTrustPKI
 
 /// Runs a TLS client from another implementation (`curl`, `gnutls-cli`, `openssl s_client`) as a
 /// child process against a local server, and returns what it printed. Blocking: call it from a

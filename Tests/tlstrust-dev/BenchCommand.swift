@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 @_spi(Benchmarking) @_spi(Comparison) import TLSTrust
+import TLSTrustToolSupport
 import TLSTrustTesting
 
-/// `tlstrust bench`: a quick comparison of the backends on a freshly generated PKI.
+/// `tlstrust-dev bench`: a quick comparison of the backends on a freshly generated PKI.
 ///
 /// For each backend and chain (root → intermediate → leaf for `www.example.com`, the root as the
 /// only anchor, the SSL server policy) it measures, one after the other:
@@ -218,7 +219,7 @@ struct BenchCommand: ParsableCommand {
     }
 }
 
-/// The chains `tlstrust bench` can mint (every certificate of a chain has the same key type).
+/// The chains `tlstrust-dev bench` can mint (every certificate of a chain has the same key type).
 enum BenchChain: String, CaseIterable, ExpressibleByArgument {
     case rsa2048, p256, p384, rsa4096
 

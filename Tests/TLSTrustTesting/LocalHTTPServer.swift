@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TLSTrust
+import TLSTrustPKI
 
 /// A scripted plain-HTTP server on 127.0.0.1 with an ephemeral port, for tests of clients that
 /// fetch from servers they do not control (revocation fetchers): each path gets a

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TLSTrust
+import TLSTrustPKI
 
 /// A Charles / mitmproxy-style interception proxy on 127.0.0.1, for the live demo and tests.
 ///
@@ -55,6 +56,11 @@ public final class InterceptingProxy: @unchecked Sendable {
         thread.start()
     }
 
+    /// The bound on every wait of one interception (the CONNECT request, both handshakes, reads):
+    /// long, because it only ends a connection that has already failed, and a loaded machine
+    /// must not turn a slow success into one.
+    static let waitBound: Duration = .seconds(30)
+
     deinit { stop() }
 
     /// Stops accepting. Safe to call twice.
@@ -68,7 +74,7 @@ public final class InterceptingProxy: @unchecked Sendable {
     private static func intercept(_ client: TCPTransport, ca: TestCertificate, backend: any TLSBackend, shared: ProxyState,
                                   upstreamAnchors: TrustAnchors,
                                   upstream: @Sendable (String, Int) -> (host: String, port: Int)) throws {
-        let deadline = ContinuousClock.now + TestDeadlines.failureBound
+        let deadline = ContinuousClock.now + waitBound
         // 1. The plain CONNECT request.
         var head: [UInt8] = []
         var byte: UInt8 = 0
@@ -92,7 +98,7 @@ public final class InterceptingProxy: @unchecked Sendable {
         // 2. TLS towards the client, with a certificate for `host` forged under the proxy's CA.
         let identity = try shared.forgedIdentity(for: host, ca: ca, backend: backend)
         var serverConfiguration = TLSServerConfiguration(identity: identity)
-        serverConfiguration.timeouts = TestDeadlines.tls
+        serverConfiguration.timeouts = TLSTimeouts(connect: waitBound, handshake: waitBound, read: waitBound)
         let downstream: TLSConnection
         do {
             downstream = try TLSConnection.acceptBlocking(over: client, configuration: serverConfiguration, backend: backend)

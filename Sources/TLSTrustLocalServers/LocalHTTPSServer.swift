@@ -92,8 +92,8 @@ final class ServerState: Sendable {
 }
 
 /// Finds the blank line ending an HTTP head.
-enum HTTPResponseHead {
-    static func end(of bytes: [UInt8]) -> Int? {
+package enum HTTPResponseHead {
+    package static func end(of bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
         for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
             return i

@@ -1,6 +1,7 @@
 import Foundation
+import TLSTrustToolSupport
 
-/// The table and the SVG bar chart of `tlstrust bench`.
+/// The table and the SVG bar chart of `tlstrust-dev bench`.
 enum BenchReport {
     /// One row per backend and chain: evaluations per second and µs per evaluation (engine), the
     /// ratios to raw C and to the signature floor, the native verifier, cached evaluations.
@@ -144,7 +145,7 @@ enum BenchReport {
         return """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(fmt(width))" height="\(fmt(height))" font-family="sans-serif" font-size="11">
             <rect width="100%" height="100%" fill="white"/>
-            <text x="8" y="16" font-size="13" font-weight="bold">tlstrust bench: µs per operation (log scale, shorter is faster)</text>
+            <text x="8" y="16" font-size="13" font-weight="bold">tlstrust-dev bench: µs per operation (log scale, shorter is faster)</text>
             \((axis + body).joined(separator: "\n"))
             </svg>
 

@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// The expectations file: every (case, verifier, backend) that does not pass, with the reason.
 ///
@@ -51,13 +52,13 @@ struct ConformanceExpectations {
     var entries: [Entry]
 
     static let header = """
-        # x509-limbo expectations: every outcome of `tlstrust conformance` that is not a pass, with why.
+        # x509-limbo expectations: every outcome of `tlstrust-dev conformance` that is not a pass, with why.
         #
         # <case-id> <engine: core|native> <profile: webpki|rfc5280|* for core, - for native> <backend|*> \
         <FALSE_ACCEPT|FALSE_REJECT|NOT_RUN>  # reason
         #
         # The runner fails when an outcome differs from this list, including a listed outcome that now
-        # passes. `tlstrust conformance --update-expectations` rewrites it from the current outcomes,
+        # passes. `tlstrust-dev conformance --update-expectations` rewrites it from the current outcomes,
         # keeping the reasons of entries that still apply; a new entry says "TODO reason" until a person
         # writes the reason (a conflicts_with pair, a deliberate policy choice, a feature not supported).
         # A NOT_RUN entry always carries the runner's own reason for not running the case.

@@ -5,7 +5,7 @@
 /// retitle the window or, on some terminals, do worse; a bidirectional override could make a name
 /// read differently from what it is. Every line the tool prints that can hold such text goes
 /// through ``escape(_:)``; JSON output goes through ``escapeJSON(_:)``.
-enum TerminalText {
+package enum TerminalText {
     /// The text with every character that could act on a terminal written out as an escape.
     ///
     /// - C0 controls, DEL and C1 controls (U+0000–U+001F, U+007F–U+009F) become `\xHH`;
@@ -15,7 +15,7 @@ enum TerminalText {
     ///   character and never text the certificate spelled that way.
     ///
     /// Everything else, including non-ASCII letters, is printed as it is.
-    static func escape(_ text: some StringProtocol) -> String {
+    package static func escape(_ text: some StringProtocol) -> String {
         guard text.unicodeScalars.contains(where: needsEscaping) else { return String(text) }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)
@@ -38,7 +38,7 @@ enum TerminalText {
     /// `JSONEncoder` already escapes C0 controls; these it leaves raw, although they act on a
     /// terminal just the same. They can only occur inside JSON strings, where `\uHHHH` means the
     /// same character, so the document decodes to exactly the same values.
-    static func escapeJSON(_ json: String) -> String {
+    package static func escapeJSON(_ json: String) -> String {
         guard json.unicodeScalars.contains(where: { $0.value >= 0x7F && needsEscaping($0) }) else { return json }
         var result = ""
         for scalar in json.unicodeScalars {
@@ -72,13 +72,13 @@ enum TerminalText {
 
 extension StringProtocol {
     /// This text escaped for printing on a terminal (see ``TerminalText/escape(_:)``).
-    var terminalSafe: String { TerminalText.escape(self) }
+    package var terminalSafe: String { TerminalText.escape(self) }
 }
 
 extension String {
     /// A multi-line text (an HTTP body) escaped line by line: line breaks are kept, everything else
     /// that could act on a terminal is escaped, `\r` included.
-    var terminalSafeKeepingNewlines: String {
+    package var terminalSafeKeepingNewlines: String {
         split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.escape($0) }.joined(separator: "\n")
     }
 }

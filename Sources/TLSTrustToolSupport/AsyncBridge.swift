@@ -6,8 +6,8 @@ import TLSTrust
 /// The tool's commands are `ParsableCommand`s run from `main`; the live commands (`fetch`,
 /// `inspect https://`, `demo`) wait here for their task. TLS work runs on each connection's own
 /// thread, so blocking the main thread cannot starve it.
-enum AsyncBridge {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+package enum AsyncBridge {
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let result = Locked<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {

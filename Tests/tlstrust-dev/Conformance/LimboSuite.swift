@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustToolSupport
 
 /// The x509-limbo test suite (`limbo.json`), as far as the runner reads it.
 ///
