@@ -142,22 +142,3 @@ extension EvaluationOptions {
 extension KeyPurpose: ExpressibleByArgument {}
 extension ValidationProfile: ExpressibleByArgument {}
 
-/// Which verifier answers `evaluate`, `compare`, `bench` and `conformance`: TLSTrust's engine,
-/// which decides, or the library's own verifier, asked through the comparison API for comparison.
-enum TrustEngine: String, Sendable, Hashable, CaseIterable, CustomStringConvertible, ExpressibleByArgument {
-    case core
-    case native
-
-    var description: String { rawValue }
-}
-
-extension Trust {
-    /// This trust's evaluation by `engine` on `backend`: ``Trust/evaluate(using:)`` for the engine,
-    /// the comparison API for the library's own verifier.
-    func evaluation(by engine: TrustEngine, using backend: any TrustBackend) -> TrustEvaluation {
-        switch engine {
-        case .core: evaluate(using: backend)
-        case .native: evaluateNatively(using: backend)
-        }
-    }
-}

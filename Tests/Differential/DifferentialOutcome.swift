@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+@_spi(Comparison) import TLSTrust
 import TLSTrustTestBackends
 import TLSTrustTesting
 
@@ -60,9 +60,8 @@ enum DifferentialRunner {
         var gnuTLS: TrustEvaluation?
         if generated.policyInputs == nil && generated.revocation == nil && generated.ocsp == nil {
             var native = minted.trust
-            native.engine = .native
             native.verificationDate = nil  // GnuTLS reads the clock itself; the case's edges are minutes wide
-            let evaluation = native.evaluate(using: gnuTLSBackend)
+            let evaluation = native.evaluateNatively(using: gnuTLSBackend)
             if evaluation.failures.first?.code != .unsupported { gnuTLS = evaluation }
         }
         let engine = first!

@@ -51,7 +51,8 @@ struct TLSStateMachineTests {
 
         var name: String { "scripted" }
         var libraryVersion: String { crypto.libraryVersion }
-        var signatureSchemes: Set<SignatureScheme> { crypto.signatureSchemes }
+        var providerIdentity: ProviderIdentity { ProviderIdentity(wrapping: crypto.providerIdentity, in: Self.self) }
+        var signatureAlgorithms: SupportedSignatureAlgorithms { crypto.signatureAlgorithms }
         func importPublicKey(_ key: PublicKey) throws -> any SignatureVerificationKey { try crypto.importPublicKey(key) }
         var supportedTLSVersions: Set<TLSVersion> { [.tls12] }
         var reportsAcceptableCANames: Bool { true }
