@@ -1,5 +1,5 @@
 /// A benchmarking hook: a backend's library doing one chain's verification with its own C calls,
-/// and nothing of TLSTrust in between, so that `tlstrust bench` and `Benchmarks/` can put the
+/// and nothing of TLSTrust in between, so that `tlstrust-dev bench` and `Benchmarks/` can put the
 /// framework's cost next to the library's.
 ///
 /// Made by `RawVerificationBenchmarking.makeRawVerificationBenchmark(leaf:intermediates:anchor:hostname:)`

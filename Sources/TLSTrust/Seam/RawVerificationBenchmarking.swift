@@ -10,7 +10,7 @@
 ///
 /// A refinement of `NativeTrustVerifier` because the raw verification *is* the native verifier's
 /// library call with nothing of TLSTrust around it: a backend without a native verifier (swift-crypto)
-/// has nothing to measure here, and `tlstrust bench` skips it.
+/// has nothing to measure here, and `tlstrust-dev bench` skips it.
 @_spi(Benchmarking)
 public protocol RawVerificationBenchmarking: NativeTrustVerifier {
     /// The library's own verification of `presented` (DER, leaf first) against `anchorStore`, with

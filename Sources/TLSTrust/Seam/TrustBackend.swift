@@ -19,7 +19,7 @@ import Foundation
 /// | `NativeTrustVerifier` (`@_spi(Comparison)`) | the library's own verifier, as it is | `Trust.evaluateNatively(using:)`: `tlstrust compare`, differential tests, benchmarks |
 /// | ``IdentityImporting`` | PKCS#12 and PEM client identities | client certificates, `SecPKCS12Import` |
 /// | ``TLSBackend`` | TLS client and server sessions | `TLSConnection`, `HTTPSClient`, `tlstrust fetch` |
-/// | `RawVerificationBenchmarking` (`@_spi(Benchmarking)`) | the library's bare C verification | `tlstrust bench`, `Benchmarks/` |
+/// | `RawVerificationBenchmarking` (`@_spi(Benchmarking)`) | the library's bare C verification | `tlstrust-dev bench`, `Benchmarks/` |
 ///
 /// A backend lives in its own module (`TLSTrustOpenSSL`, `TLSTrustGnuTLS`, `TLSTrustMbedTLS`, or
 /// one written outside this package) and is registered by name in ``TrustBackends``.
