@@ -5,7 +5,7 @@ public struct BackendRoles: OptionSet, Sendable, Hashable, CustomStringConvertib
 
     /// Keys and signatures for the engine (every backend).
     public static let signatures = Self(rawValue: 1 << 0)
-    /// The library's own verifier (``NativeTrustVerifier``).
+    /// The library's own verifier (`NativeTrustVerifier`, `@_spi(Comparison)`).
     public static let nativeVerifier = Self(rawValue: 1 << 1)
     /// Client identities (``IdentityImporting``).
     public static let identities = Self(rawValue: 1 << 2)

@@ -10,7 +10,7 @@
 public struct TrustBackendCapabilities: Sendable {
     /// The signature schemes ``SignatureVerificationKey/isValidSignature(_:for:scheme:)`` handles.
     public var signatureSchemes: Set<SignatureScheme>
-    /// What the library's own verifier (``NativeTrustVerifier``) can be told; empty without one.
+    /// What the library's own verifier (`NativeTrustVerifier`) can be told; empty without one.
     public var nativeVerifier: NativeVerifierFeatures
     /// The roles the backend plays.
     public var roles: BackendRoles

@@ -64,7 +64,7 @@ public struct Trust: Sendable {
     /// here: the policies are resolved and checked (``makeRequest(for:)``), TLSTrust's validation
     /// engine decides with `backend` as its crypto provider only, and every trusted result passes
     /// the last gate (`ResultCheck`). A library's own verifier never decides a `Trust`; it answers
-    /// only through the comparison API (`@_spi(NativeComparison)`, ``NativeTrustVerifier``).
+    /// only through the comparison API (`@_spi(Comparison)`, `NativeTrustVerifier`).
     ///
     /// - Parameter backend: the backend to use; nil uses the bootstrapped default.
     /// - Returns: the evaluation. Problems with the input itself (no certificates, contradictory

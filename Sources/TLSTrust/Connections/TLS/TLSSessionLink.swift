@@ -71,8 +71,11 @@ public final class TLSSessionLink {
     /// the core's decision. Call it before the library goes on with the handshake, and fail the
     /// library's hook on false; a second call returns the first answer.
     ///
-    /// - Parameter stapledOCSPResponses: what the server stapled, the leaf's first; pass them only
-    ///   when ``asksForStapledOCSPResponse`` (a library that receives them unasked keeps them).
+    /// - Parameters:
+    ///   - chain: the peer's certificates' DER, exactly as presented, leaf first.
+    ///   - protocolVersion: the version being negotiated, when the library knows it already.
+    ///   - stapledOCSPResponses: what the server stapled, the leaf's first; pass them only
+    ///     when ``asksForStapledOCSPResponse`` (a library that receives them unasked keeps them).
     public func peerPresented(_ chain: [[UInt8]], protocolVersion: TLSVersion?, stapledOCSPResponses: [[UInt8]] = []) -> Bool {
         if let peerDecision { return peerDecision }
         // A client that sends no certificate to a server that only asks for one is let in

@@ -6,7 +6,7 @@
 /// mode with `allowInvalidCertificates`). A `ValidatedChain` cannot be made from a list of
 /// certificates: its initializer is internal, and the only public way to obtain one is
 /// ``TrustEvaluation/validatedChain`` of a trusted evaluation made through
-/// ``TrustEvaluationRequest/evaluate(using:)`` (as ``Trust/evaluate(using:)`` does) — an evaluation assembled with
+/// ``Trust/evaluate(using:)`` — an evaluation assembled with
 /// `TrustEvaluation`'s public initializer yields none. So every pin check that takes one is, by
 /// construction, a check of a chain whose signatures link the leaf to an anchor.
 ///
@@ -91,6 +91,6 @@ public struct ValidatedChain: Sendable, CustomStringConvertible {
 
 extension TrustEvaluation {
     /// The chain as built, as a ``ValidatedChain``, when and only when the evaluation is trusted
-    /// and was made by an evaluation (``TrustEvaluationRequest/evaluate(using:)``), not assembled by hand.
+    /// and was made by an evaluation (``Trust/evaluate(using:)``), not assembled by hand.
     public var validatedChain: ValidatedChain? { ValidatedChain(self) }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A distinguished name in the form RFC 5280 §7.1 compares names: attribute by attribute,
 /// each relative distinguished name as a set, string values prepared by RFC 4518
-/// (``DirectoryStringPreparation``: characters mapped to nothing or to space, case folding,
+/// (`DirectoryStringPreparation`: characters mapped to nothing or to space, case folding,
 /// NFKC, insignificant spaces), and the string type ignored between the directory-string types
 /// (PrintableString, UTF8String, TeletexString, BMPString, UniversalString), IA5String,
 /// VisibleString and NumericString. Values are decoded exactly or the name is refused
