@@ -21,7 +21,7 @@ public struct SwiftCryptoTrustBackend: TrustBackend {
 
     /// swift-crypto exposes no version at run time; the package resolves a 3.x release (see
     /// `Package.resolved`), which on Linux carries its own copy of BoringSSL.
-    public var libraryVersion: String { "swift-crypto (vendored BoringSSL)" }
+    public var libraryVersion: String { "swift-crypto 3 (vendored BoringSSL)" }
 
     /// A stateless provider: every instance is the same one.
     public var providerIdentity: ProviderIdentity { ProviderIdentity(type: Self.self) }
