@@ -33,7 +33,7 @@ struct CRLStatusAlgorithm<Backend: TrustBackend> {
     /// How CRLs signed by another key than the issuer's are believed (§6.3.3 (f)); nil: they are not.
     let signers: CRLSignerPaths<Backend>?
 
-    /// What the CRLs say, and the CRLs that were used to say it (for the cache).
+    /// What the CRLs say, and the CRLs that answer rests on (for the cache).
     struct Outcome {
         var answer: RevocationAnswer
         var used: [CertificateRevocationList]
