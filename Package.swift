@@ -252,7 +252,7 @@ let package = Package(
         // OpenSSL's X509_verify_cert and GnuTLS's verifier in process. `run` is the long pass.
         .testTarget(
             name: "TLSTrustDifferentialTests",
-            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustTestBackends", "COpenSSL"],
+            dependencies: ["TLSTrust", "TLSTrustTesting", "TLSTrustTestBackends", "TLSTrustOpenSSL", "COpenSSL"],
             path: "Tests/Differential",
             exclude: ["run"]
         ),

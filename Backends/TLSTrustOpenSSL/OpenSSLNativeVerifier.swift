@@ -18,12 +18,6 @@ struct OpenSSLNativeVerifier {
     let request: TrustEvaluationRequest
     let anchors: OpenSSLAnchorStore
 
-    /// Collects the errors the callback reports; lives on the stack of `run()` for the duration of
-    /// the synchronous `X509_verify_cert` call, reached through the context's app-data slot.
-    final class Recorder {
-        var errors: [(error: Int32, depth: Int32)] = []
-    }
-
     func run(backendName: String) -> TrustEvaluation {
         var failures: [TrustFailure] = []
         func fail(_ code: TrustFailureCode, _ message: String, index: Int? = nil) -> TrustEvaluation {
@@ -111,27 +105,16 @@ struct OpenSSLNativeVerifier {
             X509_VERIFY_PARAM_set_flags(param, OpenSSLNativeRevocation.flags(for: request.revocation.policy))
         }
 
-        let recorder = Recorder()
-        _ = COpenSSL_X509_STORE_CTX_set_app_data(ctx, Unmanaged.passUnretained(recorder).toOpaque())
-        X509_STORE_CTX_set_verify_cb(ctx) { ok, ctx in
-            // Record the error and carry on, so one evaluation reports every problem (as SecTrust
-            // does). Trust is decided from the recorded list, never from this return value.
-            guard ok == 0, let ctx, let raw = COpenSSL_X509_STORE_CTX_get_app_data(ctx) else { return ok }
-            let recorder = Unmanaged<Recorder>.fromOpaque(raw).takeUnretainedValue()
-            recorder.errors.append((X509_STORE_CTX_get_error(ctx), X509_STORE_CTX_get_error_depth(ctx)))
-            return 1
-        }
-
-        let verified = withExtendedLifetime(recorder) { X509_verify_cert(ctx) }
+        let run = OpenSSLRecordedVerification(running: ctx)
+        let verified = run.result
         let queued = OpenSSLLibrary.drainErrors()
 
         // When the depth limit stops path building, OpenSSL also reports the issuer it did not look
         // for as missing; that is a consequence, not a second reason, so only the limit is kept.
-        let tooLong = recorder.errors.contains { $0.error == X509_V_ERR_CERT_CHAIN_TOO_LONG }
-        let chainLength = X509_STORE_CTX_get0_chain(ctx).map { Int(COpenSSL_sk_X509_num($0)) } ?? 0
-        let anchorDepth = anchorDepth(ctx, chainLength: chainLength)
-        let unusableCRLDepths = OpenSSLNativeRevocation.unusableCRLDepths(recorder.errors)
-        for (error, depth) in recorder.errors {
+        let tooLong = run.errors.contains { $0.error == X509_V_ERR_CERT_CHAIN_TOO_LONG }
+        let anchorDepth = anchorDepth(ctx, chainLength: run.chainLength)
+        let unusableCRLDepths = OpenSSLNativeRevocation.unusableCRLDepths(run.errors)
+        for (error, depth) in run.errors {
             if tooLong && OpenSSLVerifyErrors.portableCode(error) == .unknownIssuer { continue }
             if crlStack != nil, OpenSSLNativeRevocation.isIgnored(
                 error, depth: Int(depth), anchorDepth: anchorDepth, unusableCRLDepths: unusableCRLDepths,

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import TLSTrustOpenSSL
 
 /// OpenSSL's `X509_verify_cert`, called in process with every RFC 5280 feature it has switched
 /// on: policy checking (`X509_V_FLAG_POLICY_CHECK`, and the §6.1.1 inputs as flags), CRL
@@ -31,10 +32,6 @@ enum OpenSSLReferenceVerifier {
         var errors: [String]
         /// Every error, for the printed case.
         var allErrors: [String]
-    }
-
-    final class Recorder {
-        var errors: [(error: Int32, depth: Int32)] = []
     }
 
     static let revocationErrors: Set<Int32> = [
@@ -111,23 +108,16 @@ enum OpenSSLReferenceVerifier {
         }
         X509_VERIFY_PARAM_set_flags(param, UInt(flags))
 
-        let recorder = Recorder()
-        _ = COpenSSL_X509_STORE_CTX_set_app_data(ctx, Unmanaged.passUnretained(recorder).toOpaque())
-        X509_STORE_CTX_set_verify_cb(ctx) { ok, ctx in
-            guard ok == 0, let ctx, let raw = COpenSSL_X509_STORE_CTX_get_app_data(ctx) else { return ok }
-            let recorder = Unmanaged<Recorder>.fromOpaque(raw).takeUnretainedValue()
-            recorder.errors.append((X509_STORE_CTX_get_error(ctx), X509_STORE_CTX_get_error_depth(ctx)))
-            return 1
-        }
-        let result = withExtendedLifetime(recorder) { X509_verify_cert(ctx) }
+        let run = OpenSSLRecordedVerification(running: ctx)
+        let result = run.result
         ERR_clear_error()
 
-        let chainLength = X509_STORE_CTX_get0_chain(ctx).map { Int(COpenSSL_sk_X509_num($0)) } ?? 0
-        let unusableCRLDepths = Set(recorder.errors.filter {
+        let chainLength = run.chainLength
+        let unusableCRLDepths = Set(run.errors.filter {
             revocationErrors.contains($0.error) && $0.error != X509_V_ERR_CERT_REVOKED && $0.error != X509_V_ERR_UNABLE_TO_GET_CRL
         }.map(\.depth))
         var counted: [String] = []
-        for (error, depth) in recorder.errors {
+        for (error, depth) in run.errors {
             if revocationErrors.contains(error) {
                 // The anchor is never checked (RFC 5280 §6.1: trust in it is an input).
                 if Int(depth) == chainLength - 1 { continue }
@@ -139,7 +129,7 @@ enum OpenSSLReferenceVerifier {
             }
             counted.append("\(depth): \(text(error))")
         }
-        if result != 1 && recorder.errors.isEmpty { counted.append("X509_verify_cert failed without an error") }
+        if result != 1 && run.errors.isEmpty { counted.append("X509_verify_cert failed without an error") }
         var ocspNote: [String] = []
         if let ocsp = input.ocsp {
             let answer = ocspAnswer(input.ocspResponses.first ?? [], ctx: ctx, leaf: leaf, untrusted: untrusted, store: store)
@@ -152,7 +142,7 @@ enum OpenSSLReferenceVerifier {
             }
         }
         return Verdict(trusted: counted.isEmpty, errors: counted,
-                       allErrors: recorder.errors.map { "\($0.depth): \(text($0.error))" } + ocspNote)
+                       allErrors: run.errors.map { "\($0.depth): \(text($0.error))" } + ocspNote)
     }
 
     /// The data strings of OpenSSL's error queue (OCSP_basic_verify puts the responder chain's

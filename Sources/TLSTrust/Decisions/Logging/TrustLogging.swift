@@ -49,17 +49,10 @@ public enum TrustLogging {
     public static func log(_ decision: ServerTrustDecision, logger: Logger? = nil) {
         let logger = logger ?? Self.logger
         guard logger.logLevel <= .debug else { return }
-        var metadata: Logger.Metadata = [
-            "tlstrust.host": "\(decision.host)",
-            "tlstrust.backend": "\(decision.backendName)",
-            "tlstrust.verdict": "trusted",
-            "tlstrust.rule": "\(decision.evaluator)",
-            "tlstrust.duration_us": "\(micros(decision.duration))",
-        ]
+        var metadata = metadata(host: decision.host, backend: decision.backendName, verdict: "trusted",
+                                rule: "\(decision.evaluator)", duration: decision.duration,
+                                chain: decision.validatedChain?.certificates ?? [])
         if let pin = decision.pinMatch { metadata["tlstrust.pin"] = "\(pin.pin) at \(pin.chainIndex)" }
-        if let chain = decision.validatedChain {
-            metadata["tlstrust.chain"] = .array(chain.certificates.map { "\($0.subject) \($0.publicKey.pin)" })
-        }
         logger.debug("\(decision.host): trusted by \(decision.evaluator): \(decision.reason)", metadata: metadata)
         if logger.logLevel <= .trace, let chain = decision.validatedChain {
             logger.trace("\(decision.host): validated chain", metadata: ["tlstrust.chain_pem": .array(chain.certificates.map { "\($0.pemEncoded)" })])
@@ -70,17 +63,9 @@ public enum TrustLogging {
     public static func log(_ error: ServerTrustError, duration: Duration, backend: String, logger: Logger? = nil) {
         let logger = logger ?? Self.logger
         guard logger.logLevel <= .debug else { return }
-        var metadata: Logger.Metadata = [
-            "tlstrust.host": "\(error.host)",
-            "tlstrust.backend": "\(error.evaluation?.backendName ?? backend)",
-            "tlstrust.verdict": "refused",
-            "tlstrust.rule": "\(error.evaluator): \(error.code)",
-            "tlstrust.duration_us": "\(micros(duration))",
-        ]
+        var metadata = metadata(host: error.host, backend: error.evaluation?.backendName ?? backend, verdict: "refused",
+                                rule: "\(error.evaluator): \(error.code)", duration: duration, chain: error.builtChain)
         if let failure = error.evaluation?.primaryFailure { metadata["tlstrust.failure"] = "\(failure.code.identifier)" }
-        if !error.builtChain.isEmpty {
-            metadata["tlstrust.chain"] = .array(error.builtChain.map { "\($0.subject) \($0.publicKey.pin)" })
-        }
         logger.debug("\(error.host): refused by \(error.evaluator) (\(error.code)): \(error.message)", metadata: metadata)
     }
 
@@ -89,6 +74,21 @@ public enum TrustLogging {
         logger.debug("\(host): no pin of \(domain) matched the validated chain; report-only, not refused",
                      metadata: ["tlstrust.host": "\(host)", "tlstrust.backend": "\(backend)", "tlstrust.verdict": "trusted (pin mismatch reported)",
                                 "tlstrust.rule": "PinSetTrustEvaluator: report-only"])
+    }
+
+    /// The fields every decision's record carries; the chain (subject and pin of each certificate)
+    /// only when there is one.
+    private static func metadata(host: String, backend: String, verdict: String, rule: String,
+                                 duration: Duration, chain: [Certificate]) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "tlstrust.host": "\(host)",
+            "tlstrust.backend": "\(backend)",
+            "tlstrust.verdict": "\(verdict)",
+            "tlstrust.rule": "\(rule)",
+            "tlstrust.duration_us": "\(micros(duration))",
+        ]
+        if !chain.isEmpty { metadata["tlstrust.chain"] = .array(chain.map { "\($0.subject) \($0.publicKey.pin)" }) }
+        return metadata
     }
 
     private static func micros(_ d: Duration) -> Int64 {

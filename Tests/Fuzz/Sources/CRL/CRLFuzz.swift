@@ -56,15 +56,7 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
                        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
-    Fuzz.handleMakeSeeds(argc, argv, target: "CRL", make: makeSeeds)
-    CertificateParseCache.isEnabled = false
-    VerificationKeyCache.isEnabled = false
-    VerifiedChainCache.isEnabled = false
-    do {
-        pki = try RevocationFuzzPKI.load(for: "CRL")
-    } catch {
-        fatalError("CRL: cannot load the PKI: \(error)")
-    }
+    pki = RevocationFuzzPKI.initialize(argc, argv, target: "CRL", make: makeSeeds)
     return 0
 }
 

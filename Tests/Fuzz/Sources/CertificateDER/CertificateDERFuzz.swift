@@ -10,7 +10,7 @@ import TLSTrustPKI
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
                        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
-    Fuzz.handleMakeSeeds(argc, argv, target: "CertificateDER") {
+    Fuzz.initialize(argc, argv, target: "CertificateDER") {
         var seeds: [(name: String, bytes: [UInt8])] = []
         for algorithm in [TestKeyAlgorithm.ecdsaP256, .rsa2048, .ed25519] {
             let pki = try TestHierarchy.make(keyAlgorithm: algorithm, leafDNSNames: ["www.example.com", "*.example.net"],
@@ -22,9 +22,6 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
         }
         return seeds
     }
-    // Every input is parsed for real (no earlier parse or key import is reused).
-    CertificateParseCache.isEnabled = false
-    VerificationKeyCache.isEnabled = false
     return 0
 }
 

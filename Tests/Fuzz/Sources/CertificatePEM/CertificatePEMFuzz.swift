@@ -21,7 +21,7 @@ nonisolated(unsafe) var fixture: (chainPEM: [UInt8], keyPEM: [UInt8])?
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
                        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
-    Fuzz.handleMakeSeeds(argc, argv, target: "CertificatePEM") {
+    Fuzz.initialize(argc, argv, target: "CertificatePEM") {
         var plain: [(name: String, bytes: [UInt8])] = []
         for algorithm in [TestKeyAlgorithm.ecdsaP256, .rsa2048] {
             let pki = try TestHierarchy.make(keyAlgorithm: algorithm)
@@ -37,8 +37,6 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
             (0..<UInt8(importCount)).map { ("\(seed.name)-\($0)", [$0] + seed.bytes) }
         }
     }
-    CertificateParseCache.isEnabled = false
-    VerificationKeyCache.isEnabled = false
     do {
         let leaf = try TestPKI.issue(.leaf(commonName: "www.example.com", dnsNames: ["www.example.com"]))
         fixture = (Array(leaf.pem.utf8), Array(leaf.privateKey.pkcs8PEM.utf8))

@@ -98,10 +98,7 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
                        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
-    Fuzz.handleMakeSeeds(argc, argv, target: "Chain", make: makeSeeds)
-    CertificateParseCache.isEnabled = false
-    VerificationKeyCache.isEnabled = false
-    VerifiedChainCache.isEnabled = false
+    Fuzz.initialize(argc, argv, target: "Chain", make: makeSeeds)
     do {
         if !FileManager.default.fileExists(atPath: anchorFile().path) {
             Fuzz.log("Chain: no anchor at \(anchorFile().path) (run with --make-seeds first); minting one now")

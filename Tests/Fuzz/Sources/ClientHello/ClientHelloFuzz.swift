@@ -59,7 +59,7 @@ func capturedClientHello(backend: any TLSBackend, version: TLSVersion, alpn: [St
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
                        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
-    Fuzz.handleMakeSeeds(argc, argv, target: "ClientHello") {
+    Fuzz.initialize(argc, argv, target: "ClientHello") {
         var seeds: [(name: String, bytes: [UInt8])] = []
         for backend in Fuzz.backends {
             for version in backend.supportedTLSVersions.sorted() {
@@ -72,7 +72,6 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
         }
         return seeds
     }
-    CertificateParseCache.isEnabled = false
     do {
         let hierarchy = try FuzzPKI.hierarchy()
         servers = try Fuzz.backends.map { Server(backend: $0, configuration: try serverConfiguration(for: $0, hierarchy: hierarchy)) }

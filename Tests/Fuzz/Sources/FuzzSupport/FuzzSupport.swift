@@ -16,6 +16,19 @@ public enum Fuzz {
         return Array(UnsafeBufferPointer(start: data, count: size))
     }
 
+    /// What every target's `LLVMFuzzerInitialize` does first: handles `--make-seeds` (see
+    /// ``handleMakeSeeds(_:_:target:make:)``), then turns the caches off, so that every input is
+    /// parsed, imported and judged for real and no earlier input's result is reused.
+    public static func initialize(
+        _ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?,
+        target: String, make: () throws -> [(name: String, bytes: [UInt8])]
+    ) {
+        handleMakeSeeds(argc, argv, target: target, make: make)
+        CertificateParseCache.isEnabled = false
+        VerificationKeyCache.isEnabled = false
+        VerifiedChainCache.isEnabled = false
+    }
+
     /// Handles `--make-seeds DIR` for `LLVMFuzzerInitialize`: when present, writes every seed
     /// `make` returns into DIR (one file per seed, named by the seed's name) and exits; otherwise
     /// returns and libFuzzer runs as usual.

@@ -34,6 +34,20 @@ public struct RevocationFuzzPKI: Sendable {
 
     /// The stored hierarchy of `target`; one is minted when none is stored (the corpus, if any,
     /// then no longer matches it: the run script clears it in that case).
+    /// `LLVMFuzzerInitialize` of a revocation target: ``Fuzz/initialize(_:_:target:make:)``, then
+    /// the stored PKI (a target cannot run without it, so a missing one stops the run).
+    public static func initialize(
+        _ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?,
+        target: String, make: () throws -> [(name: String, bytes: [UInt8])]
+    ) -> RevocationFuzzPKI {
+        Fuzz.initialize(argc, argv, target: target, make: make)
+        do {
+            return try load(for: target)
+        } catch {
+            fatalError("\(target): cannot load the PKI: \(error)")
+        }
+    }
+
     public static func load(for target: String) throws -> RevocationFuzzPKI {
         let file = stateFile(target)
         if !FileManager.default.fileExists(atPath: file.path) {

@@ -53,15 +53,7 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
                        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
-    Fuzz.handleMakeSeeds(argc, argv, target: "OCSPResponse", make: makeSeeds)
-    CertificateParseCache.isEnabled = false
-    VerificationKeyCache.isEnabled = false
-    VerifiedChainCache.isEnabled = false
-    do {
-        pki = try RevocationFuzzPKI.load(for: "OCSPResponse")
-    } catch {
-        fatalError("OCSPResponse: cannot load the PKI: \(error)")
-    }
+    pki = RevocationFuzzPKI.initialize(argc, argv, target: "OCSPResponse", make: makeSeeds)
     return 0
 }
 

@@ -15,7 +15,7 @@ import TLSTrustPKI
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
                        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
-    Fuzz.handleMakeSeeds(argc, argv, target: "PKCS12") {
+    Fuzz.initialize(argc, argv, target: "PKCS12") {
         var seeds: [(name: String, bytes: [UInt8])] = []
         func input(_ password: String, _ file: [UInt8]) -> [UInt8] {
             [UInt8(password.utf8.count)] + Array(password.utf8) + file
@@ -34,8 +34,6 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>?,
         seeds.append(("rc2", input("fuzz", try TestPKI.pkcs12(leaf: pki.leaf, password: "fuzz", encryption: .legacyRC2))))
         return seeds
     }
-    CertificateParseCache.isEnabled = false
-    VerificationKeyCache.isEnabled = false
     return 0
 }
 

@@ -189,37 +189,24 @@ struct TLSGnuTLSTests {
         let listener = try TCPListener()
         defer { listener.close() }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "s_client", "-connect", "127.0.0.1:\(listener.port)", "-servername", Self.host,
-                             "-CAfile", caFile.path, "-verify_return_error", "-verify_hostname", Self.host]
-        let input = Pipe()
-        let output = directory.file("s_client.out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let outputHandle = try FileHandle(forWritingTo: output)
-        process.standardInput = input
-        process.standardOutput = outputHandle
-        process.standardError = outputHandle
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        let client = try ExternalTLSClient.Child(["openssl", "s_client", "-connect", "127.0.0.1:\(listener.port)", "-servername", Self.host,
+                                                  "-CAfile", caFile.path, "-verify_return_error", "-verify_hostname", Self.host])
 
         let transport = try listener.accept(timeout: .seconds(30))  // returns once s_client connects
         let connection = try await TLSConnection.accept(over: transport, configuration: Self.serverConfiguration(try Self.identity(pki), version: version),
                                                         port: listener.port, backend: Self.backend)
         #expect(connection.negotiatedVersion == version)
-        ExternalTLSClient.write(Data("hello from s_client\n".utf8), toStandardInput: input)
+        client.write(Data("hello from s_client\n".utf8))
         let received = try await Self.read(connection, until: "\n")
         #expect(received == "hello from s_client\n")
         try await connection.write(Array("echo: \(received)".utf8))
         await connection.close()
-        try? input.fileHandleForWriting.close()
+        client.closeInput()
 
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(!process.isRunning, "s_client did not exit")
-        let log = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        #expect(log.contains("Verify return code: 0 (ok)"), "\(log)")
-        #expect(log.contains("echo: hello from s_client"), "\(log)")
+        let run = try await TLSOpenSSLTests.blocking { client.finish(timeout: 10) }
+        #expect(run.status == 0, "s_client did not end by itself: \(run)")
+        #expect(run.output.contains("Verify return code: 0 (ok)"), "\(run)")
+        #expect(run.output.contains("echo: hello from s_client"), "\(run)")
     }
 
     // MARK: No resumption

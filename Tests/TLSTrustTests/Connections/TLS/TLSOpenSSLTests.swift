@@ -175,30 +175,17 @@ struct TLSOpenSSLTests {
             }
         }
 
-        let output = try await Self.blocking { () throws -> String in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["openssl", "s_client", "-connect", "127.0.0.1:\(listener.port)", "-servername", "www.example.com",
-                                 "-CAfile", directory.file("root.pem").path, "-verify_return_error", "-ign_eof",
-                                 version == .tls13 ? "-tls1_3" : "-tls1_2"]
-            let input = Pipe()
-            let outputFile = directory.file("s_client.out")
-            _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-            let out = try FileHandle(forWritingTo: outputFile)
-            process.standardInput = input
-            process.standardOutput = out
-            process.standardError = out
-            try process.run()
-            input.fileHandleForWriting.write(Data("hello from s_client\n".utf8))
-            try input.fileHandleForWriting.close()
+        let run = try await Self.blocking { () throws -> ExternalTLSClient.Run in
+            let client = try ExternalTLSClient.Child(["openssl", "s_client", "-connect", "127.0.0.1:\(listener.port)", "-servername", "www.example.com",
+                                                      "-CAfile", directory.file("root.pem").path, "-verify_return_error", "-ign_eof",
+                                                      version == .tls13 ? "-tls1_3" : "-tls1_2"])
+            client.write(Data("hello from s_client\n".utf8))
+            client.closeInput()
             // s_client ends by itself once the server closes; the deadline only bounds a failure,
             // so it is generous for a loaded machine.
-            let deadline = Date().addingTimeInterval(30)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-            try out.close()
-            return try String(contentsOf: outputFile, encoding: .utf8)
+            return client.finish(timeout: 30)
         }
+        let output = run.output
         #expect(output.contains("Verify return code: 0 (ok)"), "\(output)")
         #expect(output.contains("echo: hello from s_client"), "\(output)")
         #expect(try await server.value.get() == version)

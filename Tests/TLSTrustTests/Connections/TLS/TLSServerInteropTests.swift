@@ -59,14 +59,20 @@ struct TLSServerInteropTests {
         let pki = try TestHierarchy.make(keyAlgorithm: version == .tls12 ? .rsa2048 : .ecdsaP256)
         let server = try Self.origin(backend, pki, version: version)
         defer { server.stop() }
-        let directory = try TemporaryDirectory(prefix: "tlstrust-curl")
-        try TestPKI.writePEM([pki.root], to: directory.file("root.pem"))
-        let run = try ExternalTLSClient.run(["curl", "-sS", "--max-time", "10"] + Self.curlVersionFlags(version)
-                                            + ["--cacert", directory.file("root.pem").path,
-                                               "--resolve", "www.example.com:\(server.port):127.0.0.1",
-                                               "https://www.example.com:\(server.port)/"])
+        let run = try Self.curl(server, trusting: pki.root, version: version)
         #expect(run.status == 0, "\(run)")
         #expect(run.output.contains("served by \(name) to anonymous"), "\(run)")
+    }
+
+    /// curl fetching `https://www.example.com/` from `server` (resolved to 127.0.0.1), trusting
+    /// only `root` and offering only `version`.
+    static func curl(_ server: LocalHTTPSServer, trusting root: TestCertificate, version: TLSVersion) throws -> ExternalTLSClient.Run {
+        let directory = try TemporaryDirectory(prefix: "tlstrust-curl")
+        try TestPKI.writePEM([root], to: directory.file("root.pem"))
+        return try ExternalTLSClient.run(["curl", "-sS", "--max-time", "10"] + curlVersionFlags(version)
+                                         + ["--cacert", directory.file("root.pem").path,
+                                            "--resolve", "www.example.com:\(server.port):127.0.0.1",
+                                            "https://www.example.com:\(server.port)/"])
     }
 
     /// A version the backend cannot negotiate (TLS 1.3 on mbedTLS 2.28): a curl that offers only
@@ -80,12 +86,7 @@ struct TLSServerInteropTests {
         let pki = try TestHierarchy.make()
         let server = try Self.origin(backend, pki)
         defer { server.stop() }
-        let directory = try TemporaryDirectory(prefix: "tlstrust-curl")
-        try TestPKI.writePEM([pki.root], to: directory.file("root.pem"))
-        let run = try ExternalTLSClient.run(["curl", "-sS", "--max-time", "10"] + Self.curlVersionFlags(version)
-                                            + ["--cacert", directory.file("root.pem").path,
-                                               "--resolve", "www.example.com:\(server.port):127.0.0.1",
-                                               "https://www.example.com:\(server.port)/"])
+        let run = try Self.curl(server, trusting: pki.root, version: version)
         #expect(run.status == 35, "curl's \"SSL connect error\": \(run)")
         #expect(run.output.contains("alert protocol version"), "\(run)")
         #expect(!run.output.contains("served by"), "\(run)")
