@@ -4,7 +4,7 @@ import TLSTrust
 /// A prepared GnuTLS trust list (`gnutls_x509_trust_list_t`) holding a set of anchors, shared by
 /// all native evaluations that use them.
 ///
-/// Ownership: each anchor is parsed once into a ``GnuTLSCertificate``, which owns it; the trust list
+/// Ownership: each anchor is parsed once into a `GnuTLSCertificate`, which owns it; the trust list
 /// only borrows the pointers (`gnutls_x509_trust_list_add_cas` without `GNUTLS_TL_NO_DUPLICATES`,
 /// released with `gnutls_x509_trust_list_deinit(list, 0)`, which frees the list but not the
 /// certificates). `deinit` frees the list first; the owners are released after it. We do not pass
@@ -13,7 +13,7 @@ import TLSTrust
 /// by DER, before anything is added.
 ///
 /// Because the list borrows our pointers, GnuTLS's verify-output callback names an anchor by the
-/// very pointer we hold, which lets ``byPointer`` map the path GnuTLS verified back to the
+/// very pointer we hold, which lets `byPointer` map the path GnuTLS verified back to the
 /// caller's `Certificate` values.
 public final class GnuTLSAnchorStore: TrustAnchorStore, @unchecked Sendable {  // immutable after init; GnuTLS only reads a trust list and its certificates while verifying
     let list: gnutls_x509_trust_list_t

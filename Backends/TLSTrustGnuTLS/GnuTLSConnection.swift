@@ -7,8 +7,8 @@ internal import CGnuTLS
 import TLSTrust
 
 /// One TLS connection over GnuTLS: a `gnutls_session_t` with its own certificate credentials,
-/// reading and writing through ``GnuTLSTransportIO``; the ``TLSConnectionRole`` the core's
-/// ``TLSStateMachine`` drives.
+/// reading and writing through `GnuTLSTransportIO`; the `TLSConnectionRole` the core's
+/// `TLSStateMachine` drives.
 ///
 /// GnuTLS verifies nothing itself here: `gnutls_session_set_verify_cert` is never called, and the
 /// verify function installed with `gnutls_session_set_verify_function` hands the peer's chain, as
@@ -24,10 +24,10 @@ import TLSTrust
 /// ServerKeyExchange), under TLS 1.3 after CertificateVerify, the responses having come in the
 /// certificate entries — so the one decision sees them, with no reordering. GnuTLS keeps the raw
 /// bytes without judging them (`gnutls_ocsp_status_request_get2`). A server staples
-/// ``TLSSessionLink/stapledOCSPResponse`` from a status function
+/// `TLSSessionLink/stapledOCSPResponse` from a status function
 /// (`gnutls_certificate_set_ocsp_status_request_function`), as given, unchecked.
 ///
-/// Every C object this makes (session, credentials, certificate list) is freed in ``release()``
+/// Every C object this makes (session, credentials, certificate list) is freed in `release()`
 /// or, failing that, in `deinit`.
 final class GnuTLSConnection: TLSConnectionRole {
     let link: TLSSessionLink

@@ -1,7 +1,7 @@
 internal import CGnuTLS
 import TLSTrust
 
-/// GnuTLS's readings for client identities; the core makes the identity (``IdentityImporting``).
+/// GnuTLS's readings for client identities; the core makes the identity (`IdentityImporting`).
 extension GnuTLSTrustBackend {
     /// Reads a PKCS#12 file: `gnutls_pkcs12_import`, then `gnutls_pkcs12_verify_mac` (a failing
     /// MAC is a wrong password), then `gnutls_pkcs12_simple_parse` for the key and its chain.

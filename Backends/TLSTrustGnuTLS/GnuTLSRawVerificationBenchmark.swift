@@ -5,9 +5,9 @@ internal import CGnuTLS
 /// each presented certificate, then `gnutls_x509_trust_list_verify_crt2` against the trust list the
 /// core prepared once, with the host and the serverAuth purpose as typed data and the native
 /// verifier's flags, and no callback. The rest (the list made once, the signature floor) is the
-/// core's (``RawVerificationBenchmarking``).
+/// core's (`RawVerificationBenchmarking`).
 ///
-/// > Warning: a measurement aid (see ``RawVerificationBenchmark``), not a verifier to rely on.
+/// > Warning: a measurement aid (see `RawVerificationBenchmark`), not a verifier to rely on.
 @_spi(Benchmarking)
 extension GnuTLSTrustBackend: RawVerificationBenchmarking {
     private static let serverAuth: [UInt8] = Array("1.3.6.1.5.5.7.3.1".utf8) + [0]

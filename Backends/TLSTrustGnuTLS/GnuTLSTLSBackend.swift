@@ -1,7 +1,7 @@
 internal import CGnuTLS
 import TLSTrust
 
-/// Live TLS on GnuTLS 3.7: client and server sessions over any ``TLSTransport``, TLS 1.2 and 1.3.
+/// Live TLS on GnuTLS 3.7: client and server sessions over any `TLSTransport`, TLS 1.2 and 1.3.
 ///
 /// ```swift
 /// var configuration = TLSClientConfiguration()
@@ -10,7 +10,7 @@ import TLSTrust
 ///                                                  configuration: configuration, backend: GnuTLSTrustBackend())
 /// ```
 ///
-/// The peer's chain is judged by the core through the handshake context (``GnuTLSConnection`` under the core's ``TLSStateMachine``);
+/// The peer's chain is judged by the core through the handshake context (`GnuTLSConnection` under the core's `TLSStateMachine`);
 /// identities must come from this backend's `importPKCS12` or `importIdentity`.
 extension GnuTLSTrustBackend: TLSLibraryBackend {
     /// GnuTLS 3.7 negotiates TLS 1.2 and TLS 1.3.
@@ -22,7 +22,7 @@ extension GnuTLSTrustBackend: TLSLibraryBackend {
 
     /// True: the server's stapled responses reach the trust decision under TLS 1.2 and 1.3 (the
     /// verify function runs after they arrive), and a server staples
-    /// ``TLSServerConfiguration/stapledOCSPResponse``.
+    /// `TLSServerConfiguration/stapledOCSPResponse`.
     public var supportsOCSPStapling: Bool { true }
 
     public var privateKeyType: any PrivateKeyHandle.Type { GnuTLSPrivateKey.self }

@@ -7,11 +7,11 @@ internal import CGnuTLS
 import TLSTrust
 
 /// GnuTLS's record layer reads and writes through these push/pull functions, which call the
-/// session's ``TLSTransport`` with the handshake context's deadline. GnuTLS never touches a socket.
+/// session's `TLSTransport` with the handshake context's deadline. GnuTLS never touches a socket.
 ///
-/// The transport ptr is the ``GnuTLSConnection`` itself (unretained: it owns the
+/// The transport ptr is the `GnuTLSConnection` itself (unretained: it owns the
 /// `gnutls_session_t`, and GnuTLS calls these only from inside its own calls). A transport error
-/// cannot cross the C boundary, so the core's ``TLSTransportChannel`` keeps it for the Swift call
+/// cannot cross the C boundary, so the core's `TLSTransportChannel` keeps it for the Swift call
 /// that drove GnuTLS; GnuTLS sees -1 with `EIO` (fatal), or `EAGAIN` for a receive that timed out
 /// without consuming anything (so a later read can resume the same record).
 enum GnuTLSTransportIO {

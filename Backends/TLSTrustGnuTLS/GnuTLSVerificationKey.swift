@@ -93,7 +93,7 @@ final class GnuTLSVerificationKey: SignatureVerificationKey, @unchecked Sendable
     }
 
     /// `GNUTLS_VERIFY_RSA_PSS_FIXED_SALT_LENGTH`: a PSS signature must use a salt exactly as long as
-    /// the digest, as ``SignatureScheme/rsaPSS(_:)`` defines. GnuTLS 3.7.9 already derives that salt
+    /// the digest, as `SignatureScheme/rsaPSS(_:)` defines. GnuTLS 3.7.9 already derives that salt
     /// length from the digest when it verifies with a sign algorithm (a 20-byte salt failed with and
     /// without the flag); the flag states the requirement instead of relying on that.
     private static let flags = GNUTLS_VERIFY_RSA_PSS_FIXED_SALT_LENGTH.rawValue

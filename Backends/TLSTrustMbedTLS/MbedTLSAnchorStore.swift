@@ -4,9 +4,9 @@ import TLSTrust
 /// The anchors as one mbedTLS CA list (`mbedtls_x509_crt` chained through `next`), the form
 /// `mbedtls_x509_crt_verify_with_profile` takes as `trust_ca`, for the native verifier.
 ///
-/// Each anchor is parsed as the library parses (``MbedTLSParsing/strict``); one mbedTLS cannot
+/// Each anchor is parsed as the library parses (`MbedTLSParsing/strict`); one mbedTLS cannot
 /// read (an Ed25519 root, a CA with critical nameConstraints) is left out of the list, exactly as
-/// `mbedtls_x509_crt_parse` skips it, and is listed in ``unparsed``.
+/// `mbedtls_x509_crt_parse` skips it, and is listed in `unparsed`.
 ///
 /// Built once per anchor set and then shared by every evaluation, concurrently. That is safe
 /// because after `init` nothing writes to it: verification only reads `trust_ca` (names, keys,

@@ -52,7 +52,7 @@ enum MbedTLSParsing {
 /// allocated and initialised in `parse`, freed (`mbedtls_x509_crt_free` + deallocate) in `deinit`.
 ///
 /// To hand mbedTLS a chain, the native verifier links several of these through `next` for the
-/// duration of one call only (``MbedTLSNativeVerifier/withLinkedList(_:_:)``), so that
+/// duration of one call only (`MbedTLSNativeVerifier/withLinkedList(_:_:)`), so that
 /// `mbedtls_x509_crt_free` here never follows a link into another owner's memory.
 final class MbedTLSCertificate {
     let pointer: UnsafeMutablePointer<mbedtls_x509_crt>

@@ -2,7 +2,7 @@ internal import CMbedTLS
 import TLSTrust
 
 /// One TLS connection run by mbedTLS 2.28 (`mbedtls_ssl_context`), client or server, TLS 1.2 only:
-/// the ``TLSConnectionRole`` the core's ``TLSStateMachine`` drives.
+/// the `TLSConnectionRole` the core's `TLSStateMachine` drives.
 ///
 /// **Trust.** The library never judges the peer: a client runs with `MBEDTLS_SSL_VERIFY_NONE`, and
 /// the handshake is driven one state at a time with `mbedtls_ssl_handshake_step`. As soon as the
@@ -368,7 +368,7 @@ final class MbedTLSProtocolList {
     let pointer: UnsafeMutablePointer<UnsafePointer<CChar>?>
     private let strings: [UnsafeMutablePointer<CChar>]
 
-    /// `protocols` as checked by ``TLSApplicationProtocols`` (no NUL, so each is one C string).
+    /// `protocols` as checked by `TLSApplicationProtocols` (no NUL, so each is one C string).
     init(_ protocols: [String]) {
         strings = protocols.map { strdup($0)! }
         pointer = .allocate(capacity: strings.count + 1)

@@ -1,7 +1,7 @@
 internal import CMbedTLS
 import TLSTrust
 
-/// mbedTLS's readings for client identities; the core makes the identity (``IdentityImporting``).
+/// mbedTLS's readings for client identities; the core makes the identity (`IdentityImporting`).
 extension MbedTLSTrustBackend {
     /// Reads a PEM private key with `mbedtls_pk_parse_key` (PKCS#1, SEC1, PKCS#8; encrypted PKCS#8
     /// with PKCS#12 PBE or PBES2; `Proc-Type: 4,ENCRYPTED` keys with DES/3DES/AES-CBC).
@@ -27,7 +27,7 @@ extension MbedTLSTrustBackend {
         return try MbedTLSPrivateKey(parsing: plain, password: nil)
     }
 
-    /// Reads a PKCS#12 file with the backend's own container reader (``MbedTLSPKCS12``): the MAC
+    /// Reads a PKCS#12 file with the backend's own container reader (`MbedTLSPKCS12`): the MAC
     /// first, then the bags; the key through `mbedtls_pk_parse_key` (the first, when there are several).
     public func readPKCS12(_ data: [UInt8], password: String) throws -> PKCS12Contents {
         if let reason = mbedTLSLibrary.unusableReason { throw TLSTrustError(.backendFailure, reason) }

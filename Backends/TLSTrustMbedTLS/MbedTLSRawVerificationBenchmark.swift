@@ -6,9 +6,9 @@ internal import CMbedTLS
 /// default profile) against the CA list the core prepared once, with the host as `cn`, and no
 /// callback; then the serverAuth check on the leaf, as mbedTLS's TLS layer makes it. The rest (the
 /// list made once, the signature floor with EC tables warmed at import) is the core's
-/// (``RawVerificationBenchmarking``).
+/// (`RawVerificationBenchmarking`).
 ///
-/// > Warning: a measurement aid (see ``RawVerificationBenchmark``), not a verifier to rely on.
+/// > Warning: a measurement aid (see `RawVerificationBenchmark`), not a verifier to rely on.
 @_spi(Benchmarking)
 extension MbedTLSTrustBackend: RawVerificationBenchmarking {
     public func rawVerify(presented: [[UInt8]], hostname: String, anchorStore: MbedTLSAnchorStore) -> Bool {

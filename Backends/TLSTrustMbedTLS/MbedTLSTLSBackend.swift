@@ -1,6 +1,6 @@
 import TLSTrust
 
-/// Live TLS over mbedTLS 2.28: ``MbedTLSConnection`` under the core's ``TLSStateMachine``.
+/// Live TLS over mbedTLS 2.28: `MbedTLSConnection` under the core's `TLSStateMachine`.
 ///
 /// Debian's mbedTLS 2.28 is built without TLS 1.3 (`MBEDTLS_SSL_PROTO_TLS1_3_EXPERIMENTAL` is off,
 /// and 2.28's TLS 1.3 was a prototype anyway): sessions negotiate TLS 1.2 only, and a
@@ -16,7 +16,7 @@ extension MbedTLSTrustBackend: TLSLibraryBackend {
 
     /// False: mbedTLS 2.28 implements no status_request extension, on either side (no API to send
     /// it, none to read a CertificateStatus message — it would reject one as unexpected — and none
-    /// to staple). A client that asks explicitly (``TLSClientConfiguration/requestsOCSPStapling``)
+    /// to staple). A client that asks explicitly (`TLSClientConfiguration/requestsOCSPStapling`)
     /// is refused at session creation; one with only revocation on connects without asking, and
     /// the engine decides without a stapled answer.
     public var supportsOCSPStapling: Bool { false }

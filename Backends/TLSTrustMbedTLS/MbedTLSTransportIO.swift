@@ -1,7 +1,7 @@
 internal import CMbedTLS
 import TLSTrust
 
-/// The bridge between mbedTLS's record layer and the core's ``TLSTransportChannel``: the `f_send`
+/// The bridge between mbedTLS's record layer and the core's `TLSTransportChannel`: the `f_send`
 /// / `f_recv` callbacks given to `mbedtls_ssl_set_bio`, so that every byte goes through the
 /// transport with the handshake context's deadline, never through a socket of mbedTLS's own.
 ///

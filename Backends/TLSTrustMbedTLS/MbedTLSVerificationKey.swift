@@ -13,7 +13,7 @@ import TLSTrust
 /// that borrows the key's values (`CMbedTLS_rsa_verify`), with no lock. An EC key caches its group's comb table
 /// for the base point on first use without a lock. That table depends on the curve alone, so
 /// `init` lends the key the table of a process-wide group of its curve, computed once per process
-/// (``MbedTLSBasePointTable``), before the key is shared; only for a curve without such a group
+/// (`MbedTLSBasePointTable`), before the key is shared; only for a curve without such a group
 /// does it compute the key's own (`CMbedTLS_warm_up_key`, a whole scalar multiplication).
 /// Afterwards one key is shared read-only by every thread.
 ///

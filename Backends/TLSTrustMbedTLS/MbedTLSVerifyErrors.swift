@@ -2,7 +2,7 @@ internal import CMbedTLS
 import TLSTrust
 
 /// The `MBEDTLS_X509_BADCERT_*` flags `mbedtls_x509_crt_verify_with_profile` sets per certificate,
-/// what each means as a portable ``TrustFailureCode``, and mbedTLS's own text for it
+/// what each means as a portable `TrustFailureCode`, and mbedTLS's own text for it
 /// (`mbedtls_x509_crt_verify_info`).
 ///
 /// | flag | value | portable code | note |

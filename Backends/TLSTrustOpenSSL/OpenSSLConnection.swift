@@ -7,14 +7,14 @@ import Musl
 #endif
 
 /// One TLS connection over OpenSSL 3: an `SSL_CTX` and an `SSL` made for it, with a custom `BIO`
-/// over the link's ``TLSTransportChannel`` and the library's hooks reporting to the link; the
-/// ``TLSConnectionRole`` the core's ``TLSStateMachine`` drives.
+/// over the link's `TLSTransportChannel` and the library's hooks reporting to the link; the
+/// `TLSConnectionRole` the core's `TLSStateMachine` drives.
 ///
 /// - Peer trust: `SSL_CTX_set_cert_verify_callback` replaces `X509_verify_cert` altogether; the
 ///   callback hands the chain the peer presented (`X509_STORE_CTX_get0_untrusted`, leaf first) to
 ///   the link and fails with `X509_V_ERR_CERT_REJECTED` on a refusal, which OpenSSL turns into a
 ///   fatal `bad_certificate` alert of its own before it goes on with the handshake (so
-///   ``sendFatalAlert(_:)`` has nothing left to send: OpenSSL sends the alert for each failed hook).
+///   `sendFatalAlert(_:)` has nothing left to send: OpenSSL sends the alert for each failed hook).
 /// - Client certificates: `SSL_CTX_set_cert_cb` runs when the server's CertificateRequest is
 ///   answered; it asks the link with the names of `SSL_get0_peer_CA_list`.
 /// - OCSP stapling: a client that asks sends status_request (`SSL_set_tlsext_status_type`) and
@@ -30,7 +30,7 @@ import Musl
 ///   certificate callback, `bad_certificate_status_response` from the status callback), so nothing
 ///   more is sent to a refused server. A chain still held when the handshake returns is decided
 ///   then, before it counts as complete.
-/// - A server staples a copy of ``TLSSessionLink/stapledOCSPResponse`` from its status callback
+/// - A server staples a copy of `TLSSessionLink/stapledOCSPResponse` from its status callback
 ///   whenever a client asks.
 /// - No resumption: no session cache, no tickets, so every handshake is judged afresh.
 final class OpenSSLConnection: TLSConnectionRole {
@@ -320,7 +320,7 @@ final class OpenSSLConnection: TLSConnectionRole {
     }
 }
 
-/// The C callbacks of ``OpenSSLConnection``; each finds its connection through the `SSL`'s app data.
+/// The C callbacks of `OpenSSLConnection`; each finds its connection through the `SSL`'s app data.
 enum OpenSSLTLSCallbacks {
     /// Replaces `X509_verify_cert`: the presented chain goes to the link, whose answer is final. A
     /// refusal sets `X509_V_ERR_CERT_REJECTED`, which OpenSSL sends as a fatal `bad_certificate` alert.
@@ -417,7 +417,7 @@ enum OpenSSLTLSCallbacks {
         }
     }
 
-    /// A server's ALPN choice (``TLSApplicationProtocols/select(offered:)``); none (no ALPN in the
+    /// A server's ALPN choice (`TLSApplicationProtocols/select(offered:)`); none (no ALPN in the
     /// reply) when they share none.
     static let selectApplicationProtocol: @convention(c) (
         OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<UInt8>?,

@@ -1,7 +1,7 @@
 internal import COpenSSL
 import TLSTrust
 
-/// OpenSSL's readings for client identities; the core makes the identity (``IdentityImporting``).
+/// OpenSSL's readings for client identities; the core makes the identity (`IdentityImporting`).
 extension OpenSSLTrustBackend {
     /// Reads a PKCS#12 file with `PKCS12_parse`, after `PKCS12_verify_mac` so that a wrong
     /// password is told apart from a damaged file. Reads PBES2/AES (OpenSSL 3's default) and the

@@ -3,14 +3,14 @@ import TLSTrust
 
 /// Revocation for OpenSSL's native verifier: the request's CRLs, as OpenSSL's own
 /// `X509_V_FLAG_CRL_CHECK` judges them. Only CRLs: `X509_verify_cert` takes no OCSP response and
-/// fetches nothing, so the backend declares ``NativeVerifierFeatures/crlRevocation`` alone and the
+/// fetches nothing, so the backend declares `NativeVerifierFeatures/crlRevocation` alone and the
 /// core refuses any request with OCSP answers or network fetching before this runs.
 ///
 /// How the request's policy is told to OpenSSL:
 /// - scope `leafOnly`: `X509_V_FLAG_CRL_CHECK` (depth 0 only); `wholeChain`: plus
 ///   `X509_V_FLAG_CRL_CHECK_ALL`, which checks every certificate of the chain *including the
 ///   anchor*. The engine never checks the anchor (trust in it is the app's decision), so any CRL
-///   error OpenSSL reports at the depth of the anchor it ended at is set aside (``isIgnored``):
+///   error OpenSSL reports at the depth of the anchor it ended at is set aside (`isIgnored`):
 ///   without that, hard mode would demand a CRL for every root.
 /// - mode `hard`: OpenSSL's own behaviour — a certificate with no CRL is
 ///   `X509_V_ERR_UNABLE_TO_GET_CRL`, and every error about a CRL it found but could not use

@@ -5,7 +5,7 @@ import TLSTrust
 /// nothing added in Swift (the backend's native mode, for comparison with the engine).
 ///
 /// Translates the request into an `X509_VERIFY_PARAM` (time, host or IP, purpose, depth, partial
-/// chains, security level, CRL checking over the request's CRLs — ``OpenSSLNativeRevocation``), collects *every* error through a verify callback rather than stopping
+/// chains, security level, CRL checking over the request's CRLs — `OpenSSLNativeRevocation`), collects *every* error through a verify callback rather than stopping
 /// at the first, and reads back the chain OpenSSL built. The verdict is OpenSSL's alone; where it
 /// differs from the engine's is listed in `docs/backends.md`.
 struct OpenSSLNativeVerifier {

@@ -5,9 +5,9 @@ internal import COpenSSL
 /// certificate, then `X509_verify_cert` against the `X509_STORE` the core prepared once, with the
 /// host, the serverAuth purpose and security level 2 (what the native verifier sets), and no
 /// callback. The rest (the store made once, the signature floor) is the core's
-/// (``RawVerificationBenchmarking``).
+/// (`RawVerificationBenchmarking`).
 ///
-/// > Warning: a measurement aid (see ``RawVerificationBenchmark``), not a verifier to rely on.
+/// > Warning: a measurement aid (see `RawVerificationBenchmark`), not a verifier to rely on.
 @_spi(Benchmarking)
 extension OpenSSLTrustBackend: RawVerificationBenchmarking {
     public func rawVerify(presented: [[UInt8]], hostname: String, anchorStore: OpenSSLAnchorStore) -> Bool {

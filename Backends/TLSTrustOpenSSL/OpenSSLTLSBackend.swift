@@ -2,7 +2,7 @@ internal import COpenSSL
 import TLSTrust
 
 /// TLS 1.2 and 1.3 connections over OpenSSL 3's `SSL`, with every trust decision made by TLSTrust
-/// (``OpenSSLConnection`` under the core's ``TLSStateMachine``; see the "TLS on OpenSSL" section of docs/backends.md).
+/// (`OpenSSLConnection` under the core's `TLSStateMachine`; see the "TLS on OpenSSL" section of docs/backends.md).
 extension OpenSSLTrustBackend: TLSLibraryBackend {
     /// TLS 1.2 and TLS 1.3.
     public var supportedTLSVersions: Set<TLSVersion> { [.tls12, .tls13] }
@@ -13,7 +13,7 @@ extension OpenSSLTrustBackend: TLSLibraryBackend {
 
     /// True: a client asks with status_request and the leaf's stapled response reaches the trust
     /// decision under TLS 1.2 (CertificateStatus) and 1.3 (the leaf's certificate entry); a server
-    /// staples ``TLSServerConfiguration/stapledOCSPResponse``. OpenSSL keeps only the leaf's
+    /// staples `TLSServerConfiguration/stapledOCSPResponse`. OpenSSL keeps only the leaf's
     /// response, so a client sees at most one.
     public var supportsOCSPStapling: Bool { true }
 

@@ -1,7 +1,7 @@
 internal import COpenSSL
 import TLSTrust
 
-/// A `BIO` whose reads and writes are the link's ``TLSTransportChannel`` calls, bounded by the
+/// A `BIO` whose reads and writes are the link's `TLSTransportChannel` calls, bounded by the
 /// handshake context's deadline. The transport blocks, so the BIO never asks OpenSSL to retry:
 /// a call either moves bytes, reports end of stream, or fails (the channel keeps the error).
 enum OpenSSLTransportIO {

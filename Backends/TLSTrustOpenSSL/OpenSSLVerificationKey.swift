@@ -5,7 +5,7 @@ import TLSTrust
 /// checks.
 ///
 /// RSA (rsaEncryption) and EC keys on P-256, P-384 and P-521 with uncompressed points are built from
-/// their parts (``OpenSSLKeyParts``): `EVP_PKEY_fromdata` from the modulus and exponent, or a copy
+/// their parts (`OpenSSLKeyParts`): `EVP_PKEY_fromdata` from the modulus and exponent, or a copy
 /// of the curve's parameters given the point. Everything else (id-RSASSA-PSS, Ed25519, other
 /// curves, compressed points) goes through `d2i_PUBKEY`, which in OpenSSL 3 sets up a decoder on
 /// every call: about 1.1 million instructions per key, most of them looking up the decoder under
@@ -124,7 +124,7 @@ final class OpenSSLVerificationKey: SignatureVerificationKey, @unchecked Sendabl
 
 /// The parts of an RSA or EC public key from which OpenSSL can build it without its decoder, as
 /// the core parsed and checked them; nil for anything else, which then takes `d2i_PUBKEY`:
-/// - RSA (rsaEncryption): the modulus and exponent (``PublicKey/rsaMagnitudes``: positive,
+/// - RSA (rsaEncryption): the modulus and exponent (`PublicKey/rsaMagnitudes`: positive,
 ///   minimally encoded, parameters NULL or absent). id-RSASSA-PSS keys keep their restrictions
 ///   through the decoder.
 /// - EC: a P-256, P-384 or P-521 named curve (nothing else in the parameters) and an uncompressed

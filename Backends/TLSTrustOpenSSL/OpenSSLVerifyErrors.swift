@@ -6,7 +6,7 @@ import TLSTrust
 /// Every code OpenSSL 3.0 defines is listed, so that nothing falls through by accident; codes that
 /// cannot arise in TLSTrust's use (DANE, OCSP, Suite B) map to `.internalError`, which is
 /// fatal — an unexpected error never becomes trust. CRL errors arise only when the request asks
-/// for revocation (``OpenSSLNativeRevocation``): a listed certificate is `.revoked`; every error
+/// for revocation (`OpenSSLNativeRevocation`): a listed certificate is `.revoked`; every error
 /// about a CRL that is missing or cannot be used is `.revocationStatusUnknown`, the engine's code
 /// for "no usable answer" under hard-fail.
 enum OpenSSLVerifyErrors {
