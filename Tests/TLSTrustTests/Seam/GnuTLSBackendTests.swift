@@ -10,20 +10,6 @@ import Testing
 struct GnuTLSBackendTests {
     let backend = GnuTLSTrustBackend()
 
-    @Test func malformedDERIsRefused() throws {
-        let der = try TestHierarchy.make().leaf.der
-        for bad in [[], [0x30, 0x03, 0x02, 0x01, 0x01], Array(der.dropLast(10)), der + [0x00], Array(repeating: 0xFF, count: 64)] {
-            #expect(throws: TLSTrustError(.malformedCertificate, "")) { try backend.parseCertificate(derEncoded: bad) }
-        }
-        #expect(try backend.parseCertificate(derEncoded: der).derEncoded == der)
-    }
-
-    @Test(arguments: TestKeyAlgorithm.allCases)
-    func publicKeyIsTheCertificatesOwn(_ algorithm: TestKeyAlgorithm) throws {
-        let leaf = try TestHierarchy.make(keyAlgorithm: algorithm).leaf
-        #expect(try backend.publicKey(of: leaf.certificate) == leaf.certificate.publicKey)
-    }
-
     @Test func anchorStoreDeduplicatesAndMapsItsPointersBack() throws {
         let pki = try TestHierarchy.make()
         let store = try #require(try backend.makeAnchorStore([pki.root.certificate, pki.root.certificate, pki.intermediate.certificate]) as? GnuTLSAnchorStore)
