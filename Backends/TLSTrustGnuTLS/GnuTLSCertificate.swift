@@ -44,21 +44,6 @@ final class GnuTLSCertificate {
     /// GnuTLS re-encodes the key from its parameters rather than copying the certificate's bytes;
     /// for RSA, EC and EdDSA keys the encoding is canonical DER and therefore identical.
     func subjectPublicKeyInfoDER() throws -> [UInt8] {
-        var key: gnutls_pubkey_t?
-        let created = gnutls_pubkey_init(&key)
-        guard created >= 0, let key else {
-            throw TLSTrustError(.backendFailure, "GnuTLS: gnutls_pubkey_init failed: \(GnuTLSLibrary.errorText(created))")
-        }
-        defer { gnutls_pubkey_deinit(key) }
-        let imported = gnutls_pubkey_import_x509(key, ref, 0)
-        guard imported >= 0 else {
-            throw TLSTrustError(.malformedKey, "GnuTLS cannot read the certificate's public key: \(GnuTLSLibrary.errorText(imported))")
-        }
-        var out = gnutls_datum_t(data: nil, size: 0)
-        let exported = gnutls_pubkey_export2(key, GNUTLS_X509_FMT_DER, &out)
-        guard exported >= 0 else {
-            throw TLSTrustError(.malformedKey, "GnuTLS cannot encode the public key: \(GnuTLSLibrary.errorText(exported))")
-        }
-        return GnuTLSLibrary.takeBytes(&out)
+        try GnuTLSLibrary.subjectPublicKeyInfo(of: "the certificate's public key") { gnutls_pubkey_import_x509($0, ref, 0) }
     }
 }

@@ -1,4 +1,5 @@
 internal import CGnuTLS
+import TLSTrust
 
 /// Process-wide facts about the linked GnuTLS, and its error texts.
 enum GnuTLSLibrary {
@@ -18,6 +19,28 @@ enum GnuTLSLibrary {
     static func errorText(_ code: Int32) -> String {
         guard let text = gnutls_strerror(code) else { return "GnuTLS error \(code)" }
         return String(cString: text)
+    }
+
+    /// The SubjectPublicKeyInfo DER of a public key GnuTLS fills in (`fill` imports it from a
+    /// certificate or derives it from a private key, returning GnuTLS's status), encoded by
+    /// `gnutls_pubkey_export2`; `what` names the source in the error.
+    static func subjectPublicKeyInfo(of what: String, _ fill: (gnutls_pubkey_t) -> Int32) throws -> [UInt8] {
+        var key: gnutls_pubkey_t?
+        let created = gnutls_pubkey_init(&key)
+        guard created >= 0, let key else {
+            throw TLSTrustError(.backendFailure, "GnuTLS: gnutls_pubkey_init failed: \(errorText(created))")
+        }
+        defer { gnutls_pubkey_deinit(key) }
+        let filled = fill(key)
+        guard filled >= 0 else {
+            throw TLSTrustError(.malformedKey, "GnuTLS cannot read \(what): \(errorText(filled))")
+        }
+        var out = gnutls_datum_t(data: nil, size: 0)
+        let exported = gnutls_pubkey_export2(key, GNUTLS_X509_FMT_DER, &out)
+        guard exported >= 0 else {
+            throw TLSTrustError(.malformedKey, "GnuTLS cannot encode the public key: \(errorText(exported))")
+        }
+        return takeBytes(&out)
     }
 
     /// Copies and frees a `gnutls_datum_t` that GnuTLS allocated for us.

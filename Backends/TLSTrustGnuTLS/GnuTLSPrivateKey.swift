@@ -23,21 +23,10 @@ final class GnuTLSPrivateKey: PrivateKeyHandle, @unchecked Sendable {  // only r
             throw TLSTrustError(.malformedKey, "GnuTLS cannot use the private key: \(GnuTLSLibrary.errorText(imported))")
         }
         do {
-            var pub: gnutls_pubkey_t?
-            guard gnutls_pubkey_init(&pub) >= 0, let pub else {
-                throw TLSTrustError(.backendFailure, "GnuTLS: gnutls_pubkey_init failed")
+            let spki = try GnuTLSLibrary.subjectPublicKeyInfo(of: "the private key's public key") {
+                gnutls_pubkey_import_privkey($0, made, 0, 0)
             }
-            defer { gnutls_pubkey_deinit(pub) }
-            let derived = gnutls_pubkey_import_privkey(pub, made, 0, 0)
-            guard derived >= 0 else {
-                throw TLSTrustError(.malformedKey, "GnuTLS cannot derive the public key: \(GnuTLSLibrary.errorText(derived))")
-            }
-            var out = gnutls_datum_t(data: nil, size: 0)
-            let exported = gnutls_pubkey_export2(pub, GNUTLS_X509_FMT_DER, &out)
-            guard exported >= 0 else {
-                throw TLSTrustError(.malformedKey, "GnuTLS cannot encode the public key: \(GnuTLSLibrary.errorText(exported))")
-            }
-            publicKey = try PublicKey(subjectPublicKeyInfoDER: GnuTLSLibrary.takeBytes(&out))
+            publicKey = try PublicKey(subjectPublicKeyInfoDER: spki)
         } catch {
             gnutls_privkey_deinit(made)
             throw error

@@ -44,12 +44,9 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
         ("by-root", try build(issuer: h.root) { $0.entries = [.init(h.intermediate)] }),
         ("sha384", try build { $0.signatureDigest = .sha384 }),
     ]
-    let stored = try RevocationFuzzPKI.load(for: "CRL")
-    for (name, expected) in [("empty", "trusted"), ("revokes-leaf", "revoked"), ("corrupt-signature", "revocationStatusUnknown")] {
-        var trust = stored.trust()
-        trust.crls = [try CertificateRevocationList(derEncoded: seeds.first { $0.name == name }!.bytes)]
-        try stored.expect(trust, expected, seed: name)
-    }
+    try RevocationFuzzPKI.expectSeeds(seeds, target: "CRL", [
+        ("empty", "trusted"), ("revokes-leaf", "revoked"), ("corrupt-signature", "revocationStatusUnknown"),
+    ]) { trust, bytes in trust.crls = [try CertificateRevocationList(derEncoded: bytes)] }
     return seeds
 }
 

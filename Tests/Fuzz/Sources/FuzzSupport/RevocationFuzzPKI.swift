@@ -73,6 +73,24 @@ public struct RevocationFuzzPKI: Sendable {
         return trust
     }
 
+    /// Checks, when seeds are minted, the verdict each named seed must reach (see
+    /// ``expect(_:_:seed:)``) on the stored PKI of `target`; `give` puts a seed's bytes into the
+    /// trust (as a CRL, as an OCSP response).
+    public static func expectSeeds(
+        _ seeds: [(name: String, bytes: [UInt8])], target: String, _ verdicts: [(seed: String, expected: String)],
+        give: (inout Trust, [UInt8]) throws -> Void
+    ) throws {
+        let stored = try load(for: target)
+        for (name, expected) in verdicts {
+            guard let seed = seeds.first(where: { $0.name == name }) else {
+                throw TLSTrustError(.invalidArgument, "\(target): no seed named \(name)")
+            }
+            var trust = stored.trust()
+            try give(&trust, seed.bytes)
+            try stored.expect(trust, expected, seed: name)
+        }
+    }
+
     /// Checks, when seeds are minted, that `trust` gets `expected` (`trusted` or a failure
     /// code): the seeds must reach the judging code past the issuer and signature checks, or the
     /// fuzzer would spend its time on answers the engine discards at the first step.

@@ -41,12 +41,9 @@ func makeSeeds() throws -> [(name: String, bytes: [UInt8])] {
         ("no-next-update", try build { $0.responses[0].nextUpdate = nil }),
         ("try-later", try build { $0.responseStatus = .tryLater }),
     ]
-    let stored = try RevocationFuzzPKI.load(for: "OCSPResponse")
-    for (name, expected) in [("good", "trusted"), ("delegated", "trusted"), ("revoked", "revoked"), ("unknown", "revocationStatusUnknown")] {
-        var trust = stored.trust()
-        trust.ocspResponses = [seeds.first { $0.name == name }!.bytes]
-        try stored.expect(trust, expected, seed: name)
-    }
+    try RevocationFuzzPKI.expectSeeds(seeds, target: "OCSPResponse", [
+        ("good", "trusted"), ("delegated", "trusted"), ("revoked", "revoked"), ("unknown", "revocationStatusUnknown"),
+    ]) { trust, bytes in trust.ocspResponses = [bytes] }
     return seeds
 }
 
