@@ -85,7 +85,7 @@ struct AdoptionCommandTests {
                                              "--hostname", testHost, "--time", unixTime(fromNow: 0), "--json"])
             result.expectExit(1)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-            #expect(object["schemaVersion"] as? Int == 1)
+            #expect(object["schemaVersion"] as? Int == 2)
             let input = try #require(object["input"] as? [String: Any])
             #expect(input["hostname"] as? String == testHost && input["purpose"] as? String == "server" && input["profile"] as? String == "webpki")
             #expect(input["time"] is Int && input["verificationTime"] is String)
@@ -105,7 +105,7 @@ struct AdoptionCommandTests {
             let bad = try ToolRunner.run(["evaluate", "--backend", "openssl", "--leaf", files.path("missing.pem"), "--json"])
             bad.expectExit(2)
             let error = try #require(try JSONSerialization.jsonObject(with: Data(bad.stdout.utf8)) as? [String: Any])
-            #expect(error["schemaVersion"] as? Int == 1)
+            #expect(error["schemaVersion"] as? Int == 2)
             #expect((error["error"] as? [String: Any])?["exitStatus"] as? Int == 2)
             #expect(((error["error"] as? [String: Any])?["message"] as? String)?.contains("missing.pem") == true)
         }
