@@ -108,7 +108,7 @@ struct BenchCommand: ParsableCommand {
         let selectedBackends = try (backends.isEmpty ? TrustBackends.names : backends).map { try TrustBackends.named($0) }
         let selectedChains = chains.isEmpty ? BenchChain.defaults : chains
         let selectedOperations = operations.isEmpty ? BenchOperation.allCases : operations
-        let progress = BenchProgress(enabled: !json || isatty(STDERR_FILENO) != 0)
+        let progress = BenchProgress(enabled: true)
 
         // The system store, cold: read, parsed and indexed for the engine, once per process.
         let clock = ContinuousClock()
