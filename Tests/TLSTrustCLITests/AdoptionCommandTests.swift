@@ -171,6 +171,13 @@ struct AdoptionCommandTests {
             release.expectExit(0)
             #expect(release.stdout.contains("anchors: example.com and its subdomains: only 1 certificate"), "\(release)")
             #expect(release.stdout.contains("note: network-security-config.debug-overrides: not applied"), "\(release)")
+            // The same, for a script: the documented lint document.
+            let json = try ToolRunner.run(["lint", config, "--json"])
+            json.expectExit(0)
+            let document = try json.documentedJSON("tlstrust lint --json")
+            let anchors = try #require(document["anchors"] as? [[String: Any]], "\(json)")
+            #expect(anchors.first?["domain"] as? String == "example.com" && anchors.first?["includesSubdomains"] as? Bool == true, "\(json)")
+            #expect((document["notes"] as? [String])?.first?.hasPrefix("network-security-config.debug-overrides: not applied") == true, "\(json)")
             let debug = try ToolRunner.run(["lint", config, "--debug-build"])
             debug.expectExit(2)
             #expect(debug.stderr.contains("debug-overrides.trust-anchors.certificates[0]: src=\"user\""), "\(debug)")
