@@ -30,14 +30,30 @@ struct ClientTLSOptions: ParsableArguments {
     @Option(name: .customLong("connect-to"), help: "Connect to this address instead of resolving the URL's host (like curl's --resolve).")
     var connectTo: String?
 
-    @Option(help: "Seconds allowed for each phase: connect, handshake, each read.")
-    var timeout: Double = 10
+    /// Read as text, and unconditionally (`-1` is taken as the value, not as a flag), so that a
+    /// negative, zero or non-numeric value is refused with what is wrong with it.
+    @Option(name: .customLong("timeout"), parsing: .unconditional,
+            help: ArgumentHelp("Seconds allowed for each phase: connect, handshake, each read (more than 0, at most 600).", valueName: "seconds"))
+    var timeoutText: String = "10"
+
+    /// `--timeout` in seconds (checked by `validate()`).
+    var timeout: Double { Self.timeoutProblem(timeoutText) == nil ? Double(timeoutText)! : 10 }
+
+    /// What is wrong with a `--timeout` value, or nil when it is a number of seconds in (0, 600].
+    static func timeoutProblem(_ text: String) -> String? {
+        guard let value = Double(text), value.isFinite else {
+            return "--timeout '\(text)' is not a number of seconds (e.g. 10 or 0.5)"
+        }
+        if value <= 0 { return "--timeout \(text): must be more than 0 seconds" }
+        if value > 600 { return "--timeout \(text): at most 600 seconds" }
+        return nil
+    }
 
     func validate() throws {
         if withSystemAnchors && anchors == nil { throw ValidationError("--with-system-anchors needs --anchors") }
         if (identity == nil) != (passwordFile == nil) { throw ValidationError("--identity and --password-file go together") }
         if let tlsVersion, !["1.2", "1.3"].contains(tlsVersion) { throw ValidationError("--tls-version is 1.2 or 1.3") }
-        if !(timeout > 0 && timeout <= 600) { throw ValidationError("--timeout is between 0 and 600 seconds") }
+        if let problem = Self.timeoutProblem(timeoutText) { throw ValidationError(problem) }
     }
 
     /// The backend, which must be able to run TLS.

@@ -19,8 +19,24 @@ struct CompareCommand: ParsableCommand {
 
     @OptionGroup var options: EvaluationOptions
 
-    @Flag(help: "Print a JSON array with one record per backend: the engine's evaluation, with the native one under \"native\".")
+    @Flag(help: "Print one JSON object: the input, and under \"backends\" one record per backend (the engine's evaluation, the native one under \"native\").")
     var json = false
+
+    @Option(help: "Time each evaluation this many times (1 to 100) and show the median and the range: one evaluation's time swings from run to run.")
+    var `repeat`: Int = 1
+
+    func validate() throws {
+        guard (1...100).contains(`repeat`) else { throw ValidationError("--repeat \(`repeat`): between 1 and 100 evaluations") }
+    }
+
+    /// `compare --json`: one object per run, like every command's.
+    struct Document: Encodable {
+        var schemaVersion = ToolJSON.schemaVersion
+        let input: EvaluationJSON.Input
+        /// `--repeat`: how many evaluations each `timeMicroseconds` is the median of.
+        let timingRuns: Int
+        let backends: [EvaluationJSON.Record]
+    }
 
     struct Row {
         let backend: any TrustBackend
@@ -31,7 +47,10 @@ struct CompareCommand: ParsableCommand {
     struct Timed {
         let request: TrustEvaluationRequest
         let evaluation: TrustEvaluation
+        /// The median of the timed evaluations.
         let micros: Int
+        /// Every timed evaluation, in order (the first cold, the later ones reusing the caches).
+        var runs: [Int] = []
     }
 
     func run() throws {
@@ -39,32 +58,52 @@ struct CompareCommand: ParsableCommand {
         var rows: [Row] = []
         for backend in TrustBackends.all {
             rows.append(Row(backend: backend,
-                            engine: try Self.evaluate(trust, engine: .core, on: backend),
-                            native: try Self.evaluate(trust, engine: .native, on: backend)))
+                            engine: try Self.evaluate(trust, engine: .core, on: backend, times: `repeat`),
+                            native: try Self.evaluate(trust, engine: .native, on: backend, times: `repeat`)))
         }
         if json {
-            print(EvaluationJSON.encode(rows.map { row in
+            let input = options.jsonInput(verificationDate: trust.verificationDate)
+            ToolJSON.print(Document(input: input, timingRuns: `repeat`, backends: rows.map { row in
                 var record = EvaluationJSON.record(row.engine.evaluation, backend: row.backend, request: row.engine.request, engine: .core,
                                                    micros: row.engine.micros)
-                record.input = options.jsonInput(verificationDate: trust.verificationDate)
+                record.input = input
                 record.native = .init(EvaluationJSON.record(row.native.evaluation, backend: row.backend,
                                                             request: row.native.request, engine: .native, micros: row.native.micros))
                 return record
             }))
         } else {
             print(Self.render(rows, profile: options.profile))
+            print(Self.timingNote(repeats: `repeat`))
         }
         if !rows.allSatisfy(\.engine.evaluation.isTrusted) { throw ExitCode(1) }
     }
 
-    /// Evaluates `trust` with `engine` on `backend`, timing the evaluation alone.
-    static func evaluate(_ trust: Trust, engine: TrustEngine, on backend: any TrustBackend) throws -> Timed {
+    /// Evaluates `trust` with `engine` on `backend` `times` times, timing the evaluations alone.
+    static func evaluate(_ trust: Trust, engine: TrustEngine, on backend: any TrustBackend, times: Int = 1) throws -> Timed {
         let request = try trust.makeRequest(for: backend)  // prepares anchors outside the timing
         let clock = ContinuousClock()
         var evaluation: TrustEvaluation?
-        let elapsed = clock.measure { evaluation = trust.evaluation(by: engine, using: backend) }
-        let micros = Int(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
-        return Timed(request: request, evaluation: evaluation!, micros: micros)
+        var runs: [Int] = []
+        for _ in 0..<max(1, times) {
+            let elapsed = clock.measure { evaluation = trust.evaluation(by: engine, using: backend) }
+            runs.append(Int(ToolJSON.microseconds(elapsed)))
+        }
+        return Timed(request: request, evaluation: evaluation!, micros: runs.sorted()[runs.count / 2], runs: runs)
+    }
+
+    /// The warning under the table: what the times are, and how far one can trust them.
+    static func timingNote(repeats: Int) -> String {
+        repeats == 1
+            ? "timings: one evaluation each (the first of its kind in this process): such a time swings 2× or more from run to run; "
+                + "--repeat N shows the median and range of N, 'tlstrust-dev bench' measures throughput"
+            : "timings: median of \(repeats) evaluations each, [fastest–slowest] (the first cold, the later ones reusing the caches); "
+                + "a single time swings 2× or more from run to run, 'tlstrust-dev bench' measures throughput"
+    }
+
+    /// `0.123 ms`, or with several runs `0.123 ms [0.100–0.250]`.
+    static func timing(_ timed: Timed) -> String {
+        guard timed.runs.count > 1, let low = timed.runs.min(), let high = timed.runs.max() else { return milliseconds(timed.micros) }
+        return milliseconds(timed.micros) + String(format: " [%.3f–%.3f]", Double(low) / 1000, Double(high) / 1000)
     }
 
     /// The table, then a note for every disagreement.
@@ -77,7 +116,7 @@ struct CompareCommand: ParsableCommand {
                 verdict(row.engine.evaluation),
                 verdict(row.native.evaluation),
                 nativeFailure.map { "\($0.detail)\($0.certificateIndex.map { " (depth \($0))" } ?? "")" } ?? "-",
-                "\(milliseconds(row.engine.micros)) / \(milliseconds(row.native.micros))",
+                "\(timing(row.engine)) / \(timing(row.native))",
             ].map(\.terminalSafe))
         }
         var lines = [table.render(), ""]

@@ -136,6 +136,10 @@ struct EvaluationRules {
         if outcome.isTrusted, let pins {
             outcome = outcome.requiring(pins, count: pinCount, trust: trust, host: host)
         }
+        if outcome.refusal?.code == "pinSetFailed", let chain = outcome.evaluation.validatedChain?.certificates {
+            outcome.refusal?.message += "; " + PinFailureHelp.sentence(chain)
+            outcome.refusal?.validatedChainPins = PinFailureHelp.pins(of: chain)
+        }
         return outcome
     }
 
@@ -203,7 +207,9 @@ struct RuleOutcome {
         let code: String
         /// The rule, e.g. `--pin`, `PinSetTrustEvaluator`, `SecurityPolicy(publicKey)`.
         let rule: String
-        let message: String
+        var message: String
+        /// For a pin failure: the pins of the validated chain, to fix the configuration with.
+        var validatedChainPins: [PinFailureHelp.ChainPin]? = nil
     }
 
     /// The evaluation (the chain as built, the failures of validation).
@@ -216,7 +222,10 @@ struct RuleOutcome {
     var refusal: Refusal?
 
     var ruleRecord: EvaluationJSON.RuleRecord? {
-        if let refusal { return .init(rule: refusal.rule, code: refusal.code, message: refusal.message, pin: nil, pinIndex: nil) }
+        if let refusal {
+            return .init(rule: refusal.rule, code: refusal.code, message: refusal.message, pin: nil, pinIndex: nil,
+                         validatedChainPins: refusal.validatedChainPins)
+        }
         guard let rule else { return nil }
         return .init(rule: rule, code: nil, message: nil, pin: pinMatch?.pin, pinIndex: pinMatch?.chainIndex)
     }

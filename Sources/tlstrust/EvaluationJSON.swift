@@ -5,13 +5,16 @@ import TLSTrustToolSupport
 /// The `--json` record of an evaluation: verdict, result kind, the chain as built, every failure,
 /// which verifier decided, and the inputs it was asked about.
 ///
-/// Stable shape (``schemaVersion``): every key is always present, `null` when it has no value;
-/// hex (serial numbers, fingerprints) is uppercase, colon-separated, as `openssl x509` prints it.
+/// Stable shape (``schemaVersion``): every key is always present, `null` when it has no value. It
+/// follows the conventions of ``ToolJSON`` (camelCase values, uppercase colon-separated hex).
 /// A new key may appear without a version change; a key's meaning changing or a key going away
 /// raises the version.
+///
+/// Each part of the record is a struct of its own with its own keys, so that a new part (a new
+/// `var` on ``Record``, written in ``Record/encode(to:)``) extends it without touching the others.
 enum EvaluationJSON {
     /// The version of the record's shape; consumers should check it.
-    static let schemaVersion = 1
+    static let schemaVersion = ToolJSON.schemaVersion
 
     /// What the evaluation was asked: echoed so that a stored record says what it judged.
     struct Input: Encodable {
@@ -135,8 +138,8 @@ enum EvaluationJSON {
         let certificateIndex: Int
         /// `good`, `revoked` or `unknown` (no usable answer).
         let status: String
-        /// `crl`, `ocsp-response`, `stapled-ocsp-response`, `fetched-ocsp-response`, `fetched-crl`,
-        /// `cached-ocsp-response`, `cached-crl`, or null when nothing answered.
+        /// `crl`, `ocspResponse`, `stapledOCSPResponse`, `fetchedOCSPResponse`, `fetchedCRL`,
+        /// `cachedOCSPResponse`, `cachedCRL`, or null when nothing answered.
         let source: String?
         let revocationTime: String?
         let reason: String?
@@ -145,8 +148,8 @@ enum EvaluationJSON {
         init(_ status: CertificateRevocationStatus) {
             certificateIndex = status.certificateIndex
             self.status = status.status.rawValue
-            source = status.source?.rawValue
-            revocationTime = status.revocationDate.map { ISO8601DateFormatter().string(from: $0) }
+            source = status.source.map(ToolJSON.name)
+            revocationTime = status.revocationDate.map(ToolJSON.instant)
             reason = status.reason?.description
             detail = status.detail
         }
@@ -171,6 +174,8 @@ enum EvaluationJSON {
         let message: String?
         let pin: String?
         let pinIndex: Int?
+        /// A pin failure only: each certificate of the validated chain with its pin.
+        var validatedChainPins: [PinFailureHelp.ChainPin]? = nil
     }
 
     /// A record inside a record (a class, since a struct cannot contain itself).
@@ -192,9 +197,9 @@ enum EvaluationJSON {
             trusted: evaluation.isTrusted,
             result: evaluation.result.rawValue,
             chain: evaluation.chain.map {
-                .init(subject: $0.subject.description, issuer: $0.issuer.description, serialNumber: $0.serialNumberHex.uppercased(),
+                .init(subject: $0.subject.description, issuer: $0.issuer.description, serialNumber: ToolJSON.hex(normalizing: $0.serialNumberHex),
                       notValidBefore: iso.string(from: $0.notValidBefore), notValidAfter: iso.string(from: $0.notValidAfter),
-                      sha256Fingerprint: $0.sha256FingerprintHex.uppercased(), publicKeyPin: $0.publicKey.pin)
+                      sha256Fingerprint: ToolJSON.hex($0.sha256Fingerprint), publicKeyPin: $0.publicKey.pin)
             },
             failures: evaluation.failures.map {
                 .init(code: $0.code.identifier, certificateIndex: $0.certificateIndex, nativeCode: $0.libraryCode,
@@ -227,23 +232,8 @@ enum EvaluationJSON {
         return encode(record)
     }
 
-    /// The record of a run that ended in bad usage or unreadable input (exit 2), so that a
-    /// `--json` consumer always finds one object on standard output: `{"schemaVersion", "error":
-    /// {"exitStatus": 2, "message"}}`.
-    static func usageError(_ message: String) -> String {
-        struct ErrorRecord: Encodable {
-            struct Body: Encodable { let exitStatus: Int; let message: String }
-            let schemaVersion: Int
-            let error: Body
-        }
-        return encode(ErrorRecord(schemaVersion: schemaVersion, error: .init(exitStatus: 2, message: message)))
-    }
+    /// The record of a run that ended in bad usage or unreadable input (exit 2): ``ToolJSON/error(_:exitStatus:)``.
+    static func usageError(_ message: String) -> String { ToolJSON.error(message) }
 
-    /// Pretty-printed, sorted JSON, with the characters that act on a terminal escaped.
-    static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return TerminalText.escapeJSON(String(decoding: data, as: UTF8.self))
-    }
+    static func encode(_ value: some Encodable) -> String { ToolJSON.encode(value) }
 }

@@ -91,7 +91,9 @@ struct EvaluationOptions: ParsableArguments {
         if IPAddress(name) != nil { return nil }
         var text = Substring(name)
         if text.hasSuffix(".") { text = text.dropLast() }
-        let quoted = "'\(name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined())'"
+        // The name as given: the one place that prints the message escapes it (``TerminalText`` on
+        // a terminal, JSON's own escapes under --json), so it is escaped exactly once.
+        let quoted = "'\(name)'"
         guard text.utf8.allSatisfy({ $0 < 0x80 }) else {
             return "\(quoted) is not an ASCII DNS name: give an internationalized name as its A-label (xn--…)"
         }

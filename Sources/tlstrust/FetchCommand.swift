@@ -38,6 +38,45 @@ struct FetchCommand: ParsableCommand {
     @Flag(name: .customLong("headers"), help: "Print the response headers too.")
     var printHeaders = false
 
+    @Flag(help: "Print one JSON object: the response (status, headers, body), the session and the chain trusted.")
+    var json = false
+
+    /// `fetch --json`.
+    struct Document: Encodable {
+        struct Header: Encodable { let name: String; let value: String }
+        struct Link: Encodable { let subject: String; let publicKeyPin: String }
+        var schemaVersion = ToolJSON.schemaVersion
+        let url: String
+        let backend: String
+        let tlsVersion: String?
+        let cipherSuite: String?
+        let statusCode: Int
+        let reason: String
+        let headers: [Header]
+        let body: String
+        /// The validated chain, leaf first; `[]` when the challenge handler decided without one.
+        let chain: [Link]
+        let revocation: [EvaluationJSON.RevocationRecord]
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(schemaVersion, forKey: .schemaVersion)
+            try c.encode(url, forKey: .url)
+            try c.encode(backend, forKey: .backend)
+            try c.encode(tlsVersion, forKey: .tlsVersion)
+            try c.encode(cipherSuite, forKey: .cipherSuite)
+            try c.encode(statusCode, forKey: .statusCode)
+            try c.encode(reason, forKey: .reason)
+            try c.encode(headers, forKey: .headers)
+            try c.encode(body, forKey: .body)
+            try c.encode(chain, forKey: .chain)
+            try c.encode(revocation, forKey: .revocation)
+        }
+        private enum CodingKeys: String, CodingKey {
+            case schemaVersion, url, backend, tlsVersion, cipherSuite, statusCode, reason, headers, body, chain, revocation
+        }
+    }
+
     func run() throws {
         let target = try HTTPSURL(url)
         let backend = try tls.tlsBackend()
@@ -90,6 +129,16 @@ struct FetchCommand: ParsableCommand {
             Self.explain(error, host: host, backend: backend.name, revocation: judge.evaluation.map { (policy, $0) })
         }
         let response = result.response
+        if json {
+            let evaluation = judge.evaluation ?? result.evaluation
+            ToolJSON.print(Document(
+                url: target.description, backend: backend.name, tlsVersion: result.negotiatedVersion?.rawValue, cipherSuite: result.cipherSuite,
+                statusCode: response.statusCode, reason: response.reason,
+                headers: response.headers.map { .init(name: $0.name, value: $0.value) }, body: response.text,
+                chain: evaluation?.chain.map { .init(subject: $0.subject.description, publicKeyPin: $0.publicKey.pin) } ?? [],
+                revocation: evaluation?.revocation.map(EvaluationJSON.RevocationRecord.init) ?? []))
+            return
+        }
         print("\(response.statusCode) \(response.reason)".terminalSafe)
         if printHeaders {
             for header in response.headers { print("\(header.name): \(header.value)".terminalSafe) }
@@ -174,6 +223,11 @@ struct FetchCommand: ParsableCommand {
                         revocation: (RevocationPolicy, TrustEvaluation)? = nil) -> Never {
         var lines = ["tlstrust: \(backend): \(error.code) for \(host): \(error.message)"]
         if let underlying = error.underlying { lines.append("  reason: \(underlying)") }
+        if let refusal = error.underlying as? ServerTrustError, refusal.code == .pinSetFailed,
+           let chain = (refusal.evaluation ?? revocation?.1)?.validatedChain?.certificates {
+            // What OkHttp says on a pin failure: the pins the server's validated chain has.
+            lines.append("  " + PinFailureHelp.sentence(chain))
+        }
         if let evaluation = error.evaluation ?? revocation?.1 {
             for failure in evaluation.failures.prefix(5) { lines.append("  - \(failure)") }
         }
@@ -182,10 +236,16 @@ struct FetchCommand: ParsableCommand {
         }
         let text = lines.map { $0.replacingOccurrences(of: "\n", with: " ").terminalSafe }.joined(separator: "\n") + "\n"
         FileHandle.standardError.write(Data(text.utf8))
+        let status: Int32
         switch error.code {
-        case .peerTrustRefused, .noPeerCertificate: Foundation.exit(1)
-        case .invalidConfiguration, .unsupported: Foundation.exit(2)
-        default: Foundation.exit(3)
+        case .peerTrustRefused, .noPeerCertificate: status = 1
+        case .invalidConfiguration, .unsupported: status = 2
+        default: status = 3
         }
+        // With --json, standard output carries the error document, as for every failed run.
+        if ToolJSON.isRequested {
+            print(ToolJSON.error(lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; "), exitStatus: status))
+        }
+        Foundation.exit(status)
     }
 }

@@ -20,31 +20,58 @@ struct InspectCommand: ParsableCommand {
 
     @OptionGroup(title: "Connection (for https:// arguments)") var tls: ClientTLSOptions
 
+    @Flag(help: "Print one JSON object: one item per certificate, CRL or OCSP response given (or per live server).")
+    var json = false
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one file") }
     }
 
     func run() throws {
         var first = true
+        var items: [InspectJSON.Item] = []
         for file in files {
             if file.lowercased().hasPrefix("https://") {
+                if json {
+                    items.append(try inspectLive(file))
+                    continue
+                }
                 if !first { print("") }
                 first = false
-                try inspectLive(file)
+                _ = try inspectLive(file)
+                continue
+            }
+            let bytes = try InputFiles.bytes(file)
+            if (try? Certificate.certificates(pemOrDER: bytes)) == nil, let other = OtherInput.recognise(bytes) {
+                // A CRL, an OCSP response or a .p12 is shown (or named) for what it is.
+                if json {
+                    items.append(InspectJSON.Item(file: file, other: other))
+                    continue
+                }
+                if !first { print("") }
+                first = false
+                print(file.terminalSafe)
+                print(Self.layout(other.summaryLines))
                 continue
             }
             let certificates = try InputFiles.certificates(file)
             for (i, cert) in certificates.enumerated() {
+                if json {
+                    items.append(InspectJSON.Item(file: file, index: i + 1, certificate: cert))
+                    continue
+                }
                 if !first { print("") }
                 first = false
                 print((certificates.count > 1 ? "\(file) #\(i + 1)" : file).terminalSafe)
                 print(Self.summary(cert))
             }
         }
+        if json { ToolJSON.print(InspectJSON.Document(items: items)) }
     }
 
     /// Connects, captures the presented chain in the server-trust challenge, and refuses it.
-    private func inspectLive(_ url: String) throws {
+    /// - Returns: the JSON item of the server (printed as text unless `--json`).
+    private func inspectLive(_ url: String) throws -> InspectJSON.Item {
         let target = try HTTPSURL(url)
         let backend = try tls.tlsBackend()
         var configuration = try tls.configuration(for: target.host, backend: backend)
@@ -80,6 +107,10 @@ struct InspectCommand: ParsableCommand {
             FetchCommand.explain(error ?? TLSError(.noPeerCertificate, "no certificate was presented"),
                                  host: target.hostHeader, backend: backend.name)
         }
+        let evaluation = trust.evaluate(using: backend)
+        if json {
+            return InspectJSON.Item(url: target.description, backend: backend.name, presented: trust.certificates, evaluation: evaluation)
+        }
         print("\(target.description) [\(backend.name)]: \(trust.certificates.count) certificate(s) presented".terminalSafe)
         for (i, certificate) in trust.certificates.enumerated() {
             print("")
@@ -87,7 +118,6 @@ struct InspectCommand: ParsableCommand {
             print(Self.summary(certificate))
         }
         print("")
-        let evaluation = trust.evaluate(using: backend)
         if evaluation.isTrusted {
             print("built chain (trusted for \(configuration.serverName ?? target.host) by \(finalConfiguration.anchors)):".terminalSafe)
         } else {
@@ -102,6 +132,7 @@ struct InspectCommand: ParsableCommand {
             print("revocation (\(trust.revocation)):")
             for status in evaluation.revocation { print("  \(status)".terminalSafe) }
         }
+        return InspectJSON.Item(url: target.description, backend: backend.name, presented: trust.certificates, evaluation: evaluation)
     }
 
     static func summary(_ c: Certificate) -> String {
@@ -109,15 +140,16 @@ struct InspectCommand: ParsableCommand {
         var lines: [(String, String)] = [
             ("Subject", c.subject.description),
             ("Issuer", c.issuer.description),
-            ("Serial", c.serialNumberHex),
+            ("Serial", ToolJSON.hex(c.serialNumber)),
             ("Version", "v\(c.version)"),
             ("Not before", iso.string(from: c.notValidBefore)),
             ("Not after", iso.string(from: c.notValidAfter) + (c.isValid(at: Date()) ? "" : (Date() > c.notValidAfter ? "  (EXPIRED)" : "  (NOT YET VALID)"))),
             ("Public key", c.publicKey.algorithm.description),
             ("Key pin", c.publicKey.pin),
             ("Signature", c.signatureAlgorithm.name + (c.signatureAlgorithm.isWeak ? "  (WEAK)" : "")),
-            ("SHA-256", c.sha256FingerprintHex),
+            ("SHA-256", ToolJSON.hex(c.sha256Fingerprint)),
         ]
+        if let keyID = c.subjectKeyIdentifier { lines.append(("Key ID", ToolJSON.hex(keyID))) }
         if !c.dnsNames.isEmpty { lines.append(("DNS names", c.dnsNames.joined(separator: ", "))) }
         if !c.ipAddresses.isEmpty { lines.append(("IP addresses", c.ipAddresses.map(\.description).joined(separator: ", "))) }
         if !c.emailAddresses.isEmpty { lines.append(("E-mail", c.emailAddresses.joined(separator: ", "))) }
@@ -138,6 +170,11 @@ struct InspectCommand: ParsableCommand {
         if !crlURLs.isEmpty { lines.append(("CRL", crlURLs.joined(separator: ", "))) }
         if c.hasOCSPNoCheck { lines.append(("OCSP nocheck", "yes (a delegated OCSP responder)")) }
         for warning in c.lint() { lines.append(("Warning", "\(warning.code): \(warning.message)")) }
+        return layout(lines)
+    }
+
+    /// Labelled lines, the labels padded to one width; every value escaped (it may come from the input).
+    static func layout(_ lines: [(String, String)]) -> String {
         let width = lines.map(\.0.count).max() ?? 0
         // Every value may come from the certificate: escaped, so that it cannot act on the terminal.
         return lines.map { "  " + ($0.0 + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + $0.1.terminalSafe }

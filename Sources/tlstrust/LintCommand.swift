@@ -35,6 +35,38 @@ struct LintCommand: ParsableCommand {
     @Option(help: "Judge expiry as of this time (integer Unix seconds) instead of now.")
     var time: Int64?
 
+    @Flag(help: "Print one JSON object: the warnings, the trust anchors and the notes (same exit status).")
+    var json = false
+
+    /// `lint --json`.
+    struct Document: Encodable {
+        struct Warning: Encodable { let code: String; let domain: String; let message: String }
+        struct Anchors: Encodable {
+            /// The domain, or null for every other host (the base configuration).
+            let domain: String?
+            let includesSubdomains: Bool
+            let anchors: String
+        }
+        var schemaVersion = ToolJSON.schemaVersion
+        let file: String
+        let domainCount: Int
+        let warnings: [Warning]
+        let anchors: [Anchors]
+        /// What the file holds that is not enforced (as on its platform).
+        let notes: [String]
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(schemaVersion, forKey: .schemaVersion)
+            try c.encode(file, forKey: .file)
+            try c.encode(domainCount, forKey: .domainCount)
+            try c.encode(warnings, forKey: .warnings)
+            try c.encode(anchors, forKey: .anchors)
+            try c.encode(notes, forKey: .notes)
+        }
+        private enum CodingKeys: String, CodingKey { case schemaVersion, file, domainCount, warnings, anchors, notes }
+    }
+
     func run() throws {
         let configuration: PinningConfiguration
         do {
@@ -51,6 +83,20 @@ struct LintCommand: ParsableCommand {
         }
         let date = time.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
         let warnings = configuration.lint(chains: chains, at: date)
+        if json {
+            var anchors = configuration.domainTrustAnchors.values.sorted(by: { $0.domain < $1.domain }).compactMap { entry in
+                entry.anchors.map { Document.Anchors(domain: entry.domain, includesSubdomains: entry.includesSubdomains, anchors: "\($0)") }
+            }
+            if let base = configuration.baseTrustAnchors {
+                anchors.append(.init(domain: nil, includesSubdomains: false, anchors: "\(base)"))
+            }
+            ToolJSON.print(Document(
+                file: file, domainCount: configuration.pinSets.count,
+                warnings: warnings.map { .init(code: $0.code.identifier, domain: $0.subject, message: $0.message) },
+                anchors: anchors, notes: configuration.inactiveElements))
+            if !warnings.isEmpty { throw ExitCode(1) }
+            return
+        }
         for warning in warnings {
             print("warning: \(warning)".terminalSafe)
         }

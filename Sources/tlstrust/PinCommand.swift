@@ -36,6 +36,51 @@ struct PinCommand: ParsableCommand {
     @Option(name: .customLong("report-uri"), help: ArgumentHelp("Where the entry's failure reports go; repeatable.", valueName: "url"))
     var reportURIs: [String] = []
 
+    @Flag(help: "Print one JSON object: every key's pin, file and subject (and the entry, with --config-entry).")
+    var json = false
+
+    /// `pin --json`.
+    struct Document: Encodable {
+        struct Key: Encodable {
+            let pin: String
+            let file: String
+            /// The certificate's position in the file (1-based), null for a bare public key.
+            let index: Int?
+            /// The certificate's subject, null for a bare public key.
+            let subject: String?
+            let publicKeyAlgorithm: String
+
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(pin, forKey: .pin)
+                try c.encode(file, forKey: .file)
+                try c.encode(index, forKey: .index)
+                try c.encode(subject, forKey: .subject)
+                try c.encode(publicKeyAlgorithm, forKey: .publicKeyAlgorithm)
+            }
+            private enum CodingKeys: String, CodingKey { case pin, file, index, subject, publicKeyAlgorithm }
+        }
+        /// `--config-entry`: the entry's fields, as the JSON configuration format spells them.
+        struct Entry: Encodable {
+            let domain: String
+            let pins: [String]
+            let includeSubdomains: Bool
+            let enforce: Bool
+            let reportURIs: [String]
+        }
+        var schemaVersion = ToolJSON.schemaVersion
+        let keys: [Key]
+        var configEntry: Entry?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(schemaVersion, forKey: .schemaVersion)
+            try c.encode(keys, forKey: .keys)
+            try c.encode(configEntry, forKey: .configEntry)
+        }
+        private enum CodingKeys: String, CodingKey { case schemaVersion, keys, configEntry }
+    }
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one file") }
         if configEntry == nil && (!backupPins.isEmpty || includeSubdomains || reportOnly || !reportURIs.isEmpty) {
@@ -44,19 +89,30 @@ struct PinCommand: ParsableCommand {
     }
 
     func run() throws {
-        var keys: [(key: PublicKey, label: String, detail: String)] = []
+        var keys: [(key: PublicKey, label: String, detail: String, record: Document.Key)] = []
         for file in files {
             let bytes = try InputFiles.bytes(file)
             if let key = try? PublicKey(pemOrDER: bytes), !isCertificateFile(bytes) {
-                keys.append((key, file, "(public key, \(key.algorithm))"))
+                keys.append((key, file, "(public key, \(key.algorithm))",
+                             .init(pin: key.pin, file: file, index: nil, subject: nil, publicKeyAlgorithm: "\(key.algorithm)")))
                 continue
+            }
+            if !isCertificateFile(bytes), let other = OtherInput.recognise(bytes) {
+                throw TLSTrustError(.invalidArgument,
+                                    "\(file) holds \(other.name), not a certificate or a public key: a pin is the hash of a public key; \(other.pinHint)")
             }
             let certificates = try InputFiles.certificates(file)
             for (i, cert) in certificates.enumerated() {
-                keys.append((cert.publicKey, certificates.count > 1 ? "\(file) #\(i + 1)" : file, "\(cert.subject)"))
+                keys.append((cert.publicKey, certificates.count > 1 ? "\(file) #\(i + 1)" : file, "\(cert.subject)",
+                             .init(pin: cert.publicKey.pin, file: file, index: i + 1, subject: cert.subject.description,
+                                   publicKeyAlgorithm: "\(cert.publicKey.algorithm)")))
             }
         }
         guard let domain = configEntry else {
+            if json {
+                ToolJSON.print(Document(keys: keys.map(\.record)))
+                return
+            }
             for entry in keys { print("\(entry.key.pin)  \(entry.label)  \(entry.detail)".terminalSafe) }
             return
         }
@@ -81,6 +137,12 @@ struct PinCommand: ParsableCommand {
         } catch let error as PinningError {
             let hint = error.code == .invalidPinSet && pins.count < 2 ? " (give --backup-pin, or --report-only)" : ""
             throw TLSTrustError(.invalidArgument, "--config-entry \(domain): \(error.message)\(hint)")
+        }
+        if json {
+            ToolJSON.print(Document(keys: keys.map(\.record), configEntry: .init(
+                domain: set.domain, pins: set.pins.map(\.text), includeSubdomains: set.includesSubdomains,
+                enforce: set.enforces, reportURIs: set.reportURIs.map(\.absoluteString))))
+            return
         }
         print(PinningConfiguration.jsonEntry(set))
     }

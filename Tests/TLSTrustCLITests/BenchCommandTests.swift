@@ -9,27 +9,41 @@ struct BenchCommandTests {
         "evaluate-cached-stapled", "evaluate-cached-crl", "raw-c", "signature-floor", "parse", "swift-certificates", "handshake-tls13", "handshake-tls12",
     ]
 
-    @Test("--json prints one array; each element names backend, chain, operation, opsPerSecond, microsPerOp")
+    /// The `results` of a `bench --json` run, after checking the document's own fields.
+    static func results(_ result: ToolResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+        let document = try result.jsonObject(sourceLocation: sourceLocation)
+        #expect(document["schemaVersion"] as? Int == 2, "\(result)", sourceLocation: sourceLocation)
+        let libraries = try #require(document["libraries"] as? [[String: Any]], "\(result)", sourceLocation: sourceLocation)
+        #expect(!libraries.isEmpty && libraries.allSatisfy { ($0["libraryVersion"] as? String)?.isEmpty == false }, "\(result)",
+                sourceLocation: sourceLocation)
+        return try #require(document["results"] as? [[String: Any]] ?? document["memory"] as? [[String: Any]], "\(result)",
+                            sourceLocation: sourceLocation)
+    }
+
+    @Test("--json prints one object: schemaVersion, the libraries, and one result per operation with its spread")
     func jsonShape() throws {
-        let result = try ToolRunner.runDeveloper(["bench", "--backend", "openssl", "--chain", "p256", "--seconds", "0.02", "--json"])
+        let result = try ToolRunner.runDeveloper(["bench", "--backend", "openssl", "--chain", "p256", "--seconds", "0.03", "--json"])
         result.expectExit(0)
-        let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
-        let array = try #require(parsed as? [[String: Any]], "one JSON array of objects\n\(result)")
+        let array = try Self.results(result)
         #expect(!array.isEmpty)
         var seen: Set<String> = []
         for element in array {
             let backend = try #require(element["backend"] as? String)
             let chain = try #require(element["chain"] as? String)
             let operation = try #require(element["operation"] as? String)
-            let rate = try #require(element["opsPerSecond"] as? Double)
-            let micros = try #require(element["microsPerOp"] as? Double)
+            let rate = try #require(element["operationsPerSecond"] as? Double)
+            let micros = try #require(element["microsecondsPerOperation"] as? Double)
+            let low = try #require(element["minMicrosecondsPerOperation"] as? Double)
+            let high = try #require(element["maxMicrosecondsPerOperation"] as? Double)
             #expect(backend == "openssl" || (backend == "core" && operation == "parse"), "\(element)")
             #expect(chain == "p256")
             #expect(Self.operations.contains(operation), "\(operation) is one of the contract's names")
             #expect(rate > 0 && micros > 0)
+            #expect(low <= micros * 1.001 && micros <= high * 1.001, "the mean lies between the fastest and the slowest run: \(element)")
+            #expect(element["spreadPercent"] is Double, "three runs by default: a spread\n\(element)")
             seen.insert(operation)
             if operation.hasPrefix("handshake-") {
-                let baseline = try #require(element["unverifiedOpsPerSecond"] as? Double, "\(element)")
+                let baseline = try #require(element["unverifiedOperationsPerSecond"] as? Double, "\(element)")
                 #expect(baseline > 0)
             }
         }
@@ -43,12 +57,12 @@ struct BenchCommandTests {
         let result = try ToolRunner.runDeveloper(["bench", "--backend", "mbedtls", "--chain", "p256", "--seconds", "0.02", "--threads", "2",
                                          "--operation", "evaluate-cold", "--operation", "evaluate-cached", "--operation", "raw-c", "--json"])
         result.expectExit(0)
-        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
+        let array = try Self.results(result)
         // raw-c is not an evaluation: only the two evaluations run on threads.
         #expect(Set(array.compactMap { $0["operation"] as? String }) == ["evaluate-cold", "evaluate-cached"], "\(array)")
         for element in array {
             #expect(element["threads"] as? Int == 2, "\(element)")
-            #expect((element["cpuSeconds"] as? Double ?? 0) > 0, "\(element)")
+            #expect((element["cpuMicroseconds"] as? Int ?? 0) > 0, "\(element)")
             #expect((element["iterations"] as? Int ?? 0) >= 2, "\(element)")
         }
     }
@@ -57,7 +71,7 @@ struct BenchCommandTests {
     func memory() throws {
         let result = try ToolRunner.runDeveloper(["bench", "--memory", "--backend", "mbedtls", "--chain", "p256", "--json"])
         result.expectExit(0)
-        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
+        let array = try Self.results(result)
         #expect(array.count == 4, "\(array)")
         for element in array {
             #expect((element["count"] as? Int ?? 0) > 0, "\(element)")
@@ -70,7 +84,7 @@ struct BenchCommandTests {
         let result = try ToolRunner.runDeveloper(["bench", "--backend", "mbedtls", "--chain", "p384", "--chain", "rsa4096", "--seconds", "0.02",
                                          "--operation", "evaluate-cold", "--operation", "raw-c", "--json"])
         result.expectExit(0)
-        let array = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]], "\(result)")
+        let array = try Self.results(result)
         #expect(Set(array.compactMap { $0["chain"] as? String }) == ["p384", "rsa4096"], "\(array)")
         #expect(array.count == 4, "\(array)")
     }
@@ -85,8 +99,16 @@ struct BenchCommandTests {
         #expect(result.stdout.contains("mbedtls  rsa2048"), "\(result)")
         let chart = try String(contentsOf: svg, encoding: .utf8)
         #expect(chart.hasPrefix("<svg") && chart.contains("evaluate-cached") && chart.contains("handshake-tls12"))
-        // mbedTLS 2.28 has no TLS 1.3: its handshake column is TLS 1.2.
-        #expect(result.stdout.contains("(1.2)"), "\(result)")
+        // mbedTLS 2.28 has no TLS 1.3: its handshake column is TLS 1.2, in a labelled column.
+        let header = try #require(result.stdoutLines.first)
+        #expect(header.contains("  TLS  ") && header.contains("spread"), "\(result)")
+        #expect(result.stdoutLines.contains { $0.hasPrefix("mbedtls  rsa2048") && $0.contains(" 1.2 ") }, "\(result)")
+        // A legend says what each ratio means and which way is better.
+        for column in ["÷ raw C", "cached speed-up", "÷ unverified", "spread"] {
+            #expect(result.stdoutLines.contains { $0.hasPrefix("  \(column)") && ($0.contains("is better") || $0.contains("steadier")) },
+                    "legend for \(column)\n\(result)")
+        }
+        #expect(!result.stdout.contains("[1/"), "progress never on stdout\n\(result)")
     }
 
     @Test("an unknown backend is bad usage (exit 2)")

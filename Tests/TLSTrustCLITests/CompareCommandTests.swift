@@ -95,7 +95,7 @@ struct CompareCommandTests {
         }
     }
 
-    @Test("--json: an array with one evaluation per backend")
+    @Test("--json: one object, with one evaluation per backend under backends")
     func json() throws {
         let backends = try ToolRunner.backendNames()
         let pki = try TestHierarchy.make()
@@ -105,8 +105,10 @@ struct CompareCommandTests {
                 "--anchors", try files.pem("anchors.pem", [pki.root]), "--hostname", testHost,
             ])
             result.expectExit(0)
-            let records = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]],
-                                       "\(result)")
+            let document = try result.jsonObject()
+            #expect(document["schemaVersion"] as? Int == 2, "\(result)")
+            #expect((document["input"] as? [String: Any])?["hostname"] as? String == testHost, "\(result)")
+            let records = try #require(document["backends"] as? [[String: Any]], "\(result)")
             #expect(records.compactMap { $0["backend"] as? String } == backends, "\(result)")
             #expect(records.allSatisfy { $0["trusted"] as? Bool == true }, "\(result)")
             #expect(records.allSatisfy { $0["engine"] as? String == "core" && $0["profile"] as? String == "webpki" }, "\(result)")

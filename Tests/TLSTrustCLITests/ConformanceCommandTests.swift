@@ -109,7 +109,9 @@ struct ConformanceCommandTests {
             try w.write(Self.suite(pki, expired: expired))
             let update = try w.run(["--update-expectations"])
             update.expectExit(0)
-            #expect(update.stderr.isEmpty, "\(update)")
+            // Only progress on standard error.
+            #expect(!update.stderrLines.isEmpty && update.stderrLines.allSatisfy { $0.hasPrefix("conformance: ") }, "\(update)")
+            #expect(update.stderr.contains("conformance: 6/6 testcases"), "\(update)")
 
             let lines = try w.expectationLines()
             // The engine passes everything it can run, on every backend, under both profiles.
@@ -133,6 +135,20 @@ struct ConformanceCommandTests {
                 }
             }
             #expect(check.stdout.contains("wall time"), "\(check)")
+
+            // --json: one object; the tallies and every deviation, kinds in camelCase.
+            let json = try w.run(["--json"])
+            json.expectExit(0)
+            let document = try json.documentedJSON("tlstrust-dev conformance --json")
+            #expect(document["passed"] as? Bool == true, "\(json)")
+            #expect(document["testcaseCount"] as? Int == 6 && (document["wallMicroseconds"] as? Int ?? 0) > 0, "\(json)")
+            let tallies = try #require(document["tallies"] as? [[String: Any]], "\(json)")
+            #expect(tallies.contains { $0["engine"] as? String == "core" && $0["profile"] as? String == "webpki" && $0["pass"] as? Int == 4 },
+                    "\(json)")
+            let deviations = try #require(document["deviations"] as? [[String: Any]], "\(json)")
+            #expect(!deviations.isEmpty && deviations.allSatisfy { ["falseAccept", "falseReject", "notRun"].contains($0["kind"] as? String ?? "") },
+                    "\(json)")
+            #expect((document["discrepancies"] as? [Any])?.isEmpty == true, "\(json)")
 
             // --verbose notes the skipped intermediate and the parse rejection.
             let verbose = try w.run(["--verbose"])

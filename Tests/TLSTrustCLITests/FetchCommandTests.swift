@@ -26,6 +26,38 @@ struct FetchCommandTests {
 
     static func url(_ server: LocalHTTPSServer) -> String { "https://\(testHost):\(server.port)/status" }
 
+    @Test("--json: fetch and inspect https:// print the documented object; a refused server, the error document with a pin failure's chain pins")
+    func json() throws {
+        let pki = try TestHierarchy.make()
+        let server = try Self.server(pki)
+        defer { server.stop() }
+        try withFixtures { files in
+            let anchors = try files.pem("root.pem", [pki.root])
+            let common = ["--anchors", anchors, "--connect-to", "127.0.0.1", "--timeout", "5", "--json"]
+            let fetched = try ToolRunner.run(["fetch", Self.url(server)] + common)
+            fetched.expectExit(0)
+            let document = try fetched.documentedJSON("tlstrust fetch --json")
+            #expect(document["statusCode"] as? Int == 200 && document["body"] as? String == "hello from the origin\n", "\(fetched)")
+            #expect((document["chain"] as? [[String: Any]])?.first?["publicKeyPin"] as? String == pki.leaf.certificate.publicKey.pin, "\(fetched)")
+
+            let inspected = try ToolRunner.run(["inspect", Self.url(server)] + common)
+            inspected.expectExit(0)
+            let items = try #require(try inspected.documentedJSON("tlstrust inspect --json")["items"] as? [[String: Any]])
+            let live = try #require(items.first?["server"] as? [String: Any], "\(inspected)")
+            #expect(items.first?["kind"] as? String == "server" && live["trusted"] as? Bool == true, "\(inspected)")
+            #expect((live["presented"] as? [[String: Any]])?.count == 2, "\(inspected)")
+
+            let other = try TestHierarchy.make().leaf.certificate.publicKey.pin
+            let refused = try ToolRunner.run(["fetch", Self.url(server), "--pin", other] + common)
+            refused.expectExit(1)
+            let error = try #require(try refused.documentedJSON("error")["error"] as? [String: Any], "\(refused)")
+            #expect(error["exitStatus"] as? Int == 1, "\(refused)")
+            // The pins of the validated chain, to fix the pin with (OkHttp's answer).
+            #expect((error["message"] as? String)?.contains(pki.intermediate.certificate.publicKey.pin) == true, "\(refused)")
+            #expect(refused.stderr.contains("the validated chain's pins: \(pki.leaf.certificate.publicKey.pin)"), "\(refused)")
+        }
+    }
+
     @Test("A trusted server: 200 and the body on stdout, exit 0, on every backend")
     func fetchTrusted() throws {
         let pki = try TestHierarchy.make()

@@ -45,6 +45,25 @@ struct HelpTests {
         }
     }
 
+    @Test("every command takes --json but demo (a narration for a person), and docs/cli.md documents each one's JSON",
+          arguments: [(false, "evaluate"), (false, "compare"), (false, "pin"), (false, "lint"), (false, "inspect"), (false, "fetch"),
+                      (false, "backends"), (true, "bench"), (true, "soak"), (true, "conformance")])
+    func everyCommandTakesJSON(developer: Bool, command: String) throws {
+        let result = developer ? try ToolRunner.runDeveloper([command, "--help"]) : try ToolRunner.run([command, "--help"])
+        result.expectExit(0)
+        #expect(result.stdout.contains("--json"), "\(result)")
+        let heading = "\(developer ? "tlstrust-dev" : "tlstrust") \(command) --json"
+        #expect(try !DocumentedJSON(heading).fields.isEmpty, "docs/cli.md documents \(heading)")
+    }
+
+    @Test("demo has no --json, and the docs say why")
+    func demoHasNoJSON() throws {
+        let help = try ToolRunner.run(["demo", "--help"])
+        #expect(!help.stdout.contains("--json"), "\(help)")
+        let docs = try String(contentsOf: DocumentedJSON.docsURL, encoding: .utf8)
+        #expect(docs.contains("`tlstrust demo` has no `--json`"))
+    }
+
     @Test("-h and help SUBCOMMAND exit 0 too", arguments: [["-h"], ["help"], ["help", "evaluate"], ["pin", "--help"], ["compare", "-h"],
                                                            ["help", "demo"]])
     func otherHelpSpellings(arguments: [String]) throws {

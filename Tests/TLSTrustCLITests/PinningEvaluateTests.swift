@@ -89,6 +89,9 @@ struct PinningEvaluateTests {
             let refused = try ToolRunner.run(try Self.base(backend, files, pki) + ["--config", bad])
             refused.expectNotTrusted("pinSetFailed")
             #expect(refused.stdout.contains("PinSetTrustEvaluator(www.example.com)"), "\(refused)")
+            // The configuration's pin set failing lists the validated chain's pins too.
+            #expect(refused.stdout.contains("the validated chain's pins: \(pki.leaf.certificate.publicKey.pin) (\(pki.leaf.certificate.subject))"),
+                    "\(refused)")
 
             let json = try ToolRunner.run(try Self.base(backend, files, pki) + ["--config", bad, "--json"])
             json.expectExit(1)
@@ -96,6 +99,7 @@ struct PinningEvaluateTests {
             #expect(object["trusted"] as? Bool == false)
             let rule = try #require(object["rule"] as? [String: Any], "\(json)")
             #expect(rule["code"] as? String == "pinSetFailed")
+            #expect((rule["validatedChainPins"] as? [[String: Any]])?.count == 3, "\(json)")
         }
     }
 

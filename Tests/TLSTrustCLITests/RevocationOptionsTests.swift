@@ -110,7 +110,7 @@ struct RevocationOptionsTests {
                 trusted.expectExit(0)
                 let trustedRecords = try Self.records(trusted)
                 #expect(trustedRecords.contains {
-                    $0["certificateIndex"] as? Int == 0 && $0["status"] as? String == "good" && $0["source"] as? String == "ocsp-response"
+                    $0["certificateIndex"] as? Int == 0 && $0["status"] as? String == "good" && $0["source"] as? String == "ocspResponse"
                 }, "\(trusted)")
                 // Soft: the intermediate has no answer and is judged without one.
                 #expect(trustedRecords.contains {
@@ -222,7 +222,7 @@ struct RevocationOptionsTests {
                 let fetched = try run(cleanLeaf, "clean.pem", ["--allow-fetch", "--json"])
                 fetched.expectExit(0)
                 #expect(try Self.records(fetched).contains {
-                    $0["certificateIndex"] as? Int == 0 && $0["status"] as? String == "good" && $0["source"] as? String == "fetched-crl"
+                    $0["certificateIndex"] as? Int == 0 && $0["status"] as? String == "good" && $0["source"] as? String == "fetchedCRL"
                 }, "\(fetched)")
                 try run(revokedLeaf, "revoked.pem", ["--allow-fetch"]).expectNotTrusted("revoked")
                 #expect(Set(server.requests.map(\.path)) == ["/clean.crl", "/revoking.crl"], "\(server.requests.map(\.path))")

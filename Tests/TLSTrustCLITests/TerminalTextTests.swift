@@ -75,7 +75,7 @@ struct TerminalTextTests {
             let inspect = runs[0]
             #expect(inspect.stdout.contains("CN=evil\\x1B[2J\\x1B]0;pwned\\x07\\x9B31m\\u{202E}moc.elpmaxe\\x0D trusted\\\\x1B"),
                     "\(inspect)")
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(runs[3].stdout.utf8)) as? [[String: Any]], "\(runs[3])")
+            let json = try #require(try runs[3].jsonObject()["backends"] as? [[String: Any]], "\(runs[3])")
             let chain = try #require(json.first?["chain"] as? [[String: Any]])
             #expect(chain.first?["subject"] as? String == leaf.certificate.subject.description, "JSON carries the exact subject")
         }

@@ -303,7 +303,7 @@ extension ToolResult {
         if json {
             let object = (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
             let error = object?["error"] as? [String: Any]
-            #expect(object?["schemaVersion"] as? Int == 1 && error?["exitStatus"] as? Int == 2 && object?["trusted"] == nil,
+            #expect(object?["schemaVersion"] as? Int == 2 && error?["exitStatus"] as? Int == 2 && object?["trusted"] == nil,
                     "stdout must hold one JSON error object and no verdict\n\(self)", sourceLocation: sourceLocation)
         } else {
             #expect(stdout.isEmpty, "nothing may be printed on stdout, and certainly no verdict\n\(self)", sourceLocation: sourceLocation)

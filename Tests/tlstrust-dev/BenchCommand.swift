@@ -22,7 +22,7 @@ import TLSTrustTesting
 /// | `raw-c` | the library alone, from DER: its parse + its verifier (`RawVerificationBenchmark.verifyFromDER`) |
 /// | `signature-floor` | the chain's two signature verifications with keys imported beforehand |
 /// | `handshake-tls13`, `handshake-tls12` | a full handshake over in-memory pipes, both sides on the backend, the client deciding trust with the engine (verified-chain cache warm) |
-/// | (`handshake-tls13-unverified`, …) | the same, the client accepting without a decision: the baseline, reported as `unverifiedOpsPerSecond` of the handshake in JSON |
+/// | (`handshake-tls13-unverified`, …) | the same, the client accepting without a decision: the baseline, reported as `unverifiedOperationsPerSecond` of the handshake in JSON |
 ///
 /// The operation names and the JSON fields are a contract: scripts rely on them.
 struct BenchCommand: ParsableCommand {
@@ -50,8 +50,11 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seconds to spend on each operation.")
     var seconds: Double = 1.0
 
-    @Flag(help: "Print one JSON array of results instead of the table.")
+    @Flag(help: "Print one JSON object (schemaVersion, the libraries measured, one result per operation) instead of the table.")
     var json = false
+
+    @Option(help: "Measure each operation in this many runs (its --seconds split between them), to show the spread between runs.")
+    var runs: Int = 3
 
     @Option(help: "Also write a bar chart of the results to this SVG file.")
     var svg: String?
@@ -95,6 +98,7 @@ struct BenchCommand: ParsableCommand {
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number") }
         if let iterations, iterations <= 0 { throw ValidationError("--iterations must be positive") }
         guard (1...64).contains(threads) else { throw ValidationError("--threads must be between 1 and 64") }
+        guard (1...100).contains(runs) else { throw ValidationError("--runs must be between 1 and 100") }
         for name in backends where !TrustBackends.names.contains(name) {
             throw ValidationError("unknown backend '\(name)' (known: \(TrustBackends.names.joined(separator: ", ")))")
         }
@@ -104,7 +108,7 @@ struct BenchCommand: ParsableCommand {
         let selectedBackends = try (backends.isEmpty ? TrustBackends.names : backends).map { try TrustBackends.named($0) }
         let selectedChains = chains.isEmpty ? BenchChain.defaults : chains
         let selectedOperations = operations.isEmpty ? BenchOperation.allCases : operations
-        let progress = BenchProgress(enabled: !json || isatty(STDERR_FILENO) != 0)
+        let progress = BenchProgress(enabled: true)
 
         // The system store, cold: read, parsed and indexed for the engine, once per process.
         let clock = ContinuousClock()
@@ -120,9 +124,7 @@ struct BenchCommand: ParsableCommand {
                 rows += try BenchMemory.measure(fixture: BenchFixture(chain, directory: fixtureDirectory), chain: chain, backends: selectedBackends)
             }
             if json {
-                let objects = rows.map { ["what": $0.what, "backend": $0.backend, "chain": $0.chain, "count": $0.count, "bytes": $0.bytes, "bytesEach": $0.bytesEach] as [String: Any] }
-                let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
-                print(String(decoding: data, as: UTF8.self))
+                ToolJSON.print(BenchJSON.MemoryDocument(libraries: BenchJSON.libraries(selectedBackends), memory: rows.map(BenchJSON.MemoryRow.init)))
             } else {
                 print(BenchMemory.table(rows))
             }
@@ -187,15 +189,25 @@ struct BenchCommand: ParsableCommand {
                 continue
             }
             let body = try fixture.body(for: item.operation, backend: item.backend, coldAnchorKeys: coldAnchorKeys)
-            let measured = iterations.map { BenchMeasuredLoop.fixed(body, iterations: $0) } ?? BenchMeasuredLoop.timed(body, seconds: seconds)
-            results.append(BenchResult(
+            // `runs` runs, the time split between them: the spread between them says how far one
+            // figure can be trusted.
+            var perRun: [(iterations: Int, seconds: Double)] = []
+            for _ in 0..<(iterations == nil ? runs : 1) {
+                perRun.append(iterations.map { BenchMeasuredLoop.fixed(body, iterations: $0) }
+                              ?? BenchMeasuredLoop.timed(body, seconds: seconds / Double(runs)))
+            }
+            var result = BenchResult(
                 backend: backendName, chain: item.chain.rawValue, operation: item.operation.rawValue,
-                iterations: measured.iterations, seconds: measured.seconds))
+                iterations: perRun.map(\.iterations).reduce(0, +), seconds: perRun.map(\.seconds).reduce(0, +))
+            result.runMicros = perRun.map { $0.seconds * 1e6 / Double(max($0.iterations, 1)) }
+            results.append(result)
         }
         progress.finish()
 
         if json {
-            print(BenchResult.json(results))
+            ToolJSON.print(BenchJSON.Document(libraries: BenchJSON.libraries(selectedBackends), runs: iterations == nil ? runs : 1,
+                                              systemStoreColdMicroseconds: Int64(systemMillis * 1000),
+                                              results: BenchJSON.results(results)))
         } else if threadCount != nil {
             print(BenchReport.threadTable(results))
         } else {
@@ -541,33 +553,19 @@ struct BenchResult {
     var opsPerSecond: Double { Double(iterations) / seconds }
     var microsPerOp: Double { seconds * 1e6 / Double(iterations) }
 
-    /// `[{"backend":…,"chain":…,"operation":…,"opsPerSecond":…,"microsPerOp":…,"iterations":…}, …]`
-    ///
-    /// Operations are the contract's names only: an `-unverified` handshake baseline is not an
-    /// element of its own but `unverifiedOpsPerSecond` in its handshake's element.
-    static func json(_ results: [BenchResult]) -> String {
-        let objects = results.filter { !$0.operation.hasSuffix("-unverified") }.map { r -> [String: Any] in
-            var object: [String: Any] = [
-                "backend": r.backend, "chain": r.chain, "operation": r.operation,
-                "opsPerSecond": (r.opsPerSecond * 10).rounded() / 10, "microsPerOp": (r.microsPerOp * 1000).rounded() / 1000,
-                "iterations": r.iterations,
-            ]
-            if let cpu = r.cpuSeconds {
-                object["threads"] = r.threads
-                object["cpuSeconds"] = (cpu * 1000).rounded() / 1000
-            }
-            if r.operation.hasPrefix("handshake-"),
-               let baseline = results.first(where: { $0.backend == r.backend && $0.chain == r.chain && $0.operation == r.operation + "-unverified" }) {
-                object["unverifiedOpsPerSecond"] = (baseline.opsPerSecond * 10).rounded() / 10
-            }
-            return object
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
+    /// µs per operation of each run (one run with `--threads` or `--iterations`).
+    var runMicros: [Double] = []
+
+    /// Half the range of the runs' µs per operation, in % of their mean; nil with one run.
+    var spreadPercent: Double? {
+        guard runMicros.count > 1, let low = runMicros.min(), let high = runMicros.max() else { return nil }
+        let mean = runMicros.reduce(0, +) / Double(runMicros.count)
+        return mean > 0 ? (high - low) / 2 / mean * 100 : nil
     }
 }
 
-/// A one-line progress display on standard error while the benchmark runs.
+/// A one-line progress display on standard error while the benchmark runs (never on standard
+/// output, which holds only the table or the JSON document).
 struct BenchProgress {
     let enabled: Bool
     let isTerminal = isatty(STDERR_FILENO) != 0

@@ -17,9 +17,10 @@ enum BenchReport {
         }
 
         var table = TextTable(headers: [
-            "backend", "chain", "evaluations/s", "µs/evaluation", "÷ raw C", "÷ signature floor",
-            "native µs", "native ÷ raw C", "cached evaluations/s", "cached speed-up", "handshakes/s", "÷ unverified",
+            "backend", "chain", "evaluations/s", "µs/evaluation", "spread", "÷ raw C", "÷ signature floor",
+            "native µs", "native ÷ raw C", "cached evaluations/s", "cached speed-up", "handshakes/s", "TLS", "÷ unverified",
         ])
+        func spread(_ r: BenchResult?) -> String { r?.spreadPercent.map { String(format: "±%.1f%%", $0) } ?? "-" }
         var keys: [(String, String)] = []
         for r in results where r.backend != "core" && !keys.contains(where: { $0 == (r.backend, r.chain) }) {
             keys.append((r.backend, r.chain))
@@ -33,11 +34,11 @@ enum BenchReport {
             // TLS 1.3 where the library has it, else TLS 1.2.
             let handshake = find(backend, chain, .handshakeTLS13) ?? find(backend, chain, .handshakeTLS12)
             let baseline = find(backend, chain, .handshakeTLS13Unverified) ?? find(backend, chain, .handshakeTLS12Unverified)
-            let version = find(backend, chain, .handshakeTLS13) != nil ? " (1.3)" : handshake != nil ? " (1.2)" : ""
+            let version = find(backend, chain, .handshakeTLS13) != nil ? "1.3" : handshake != nil ? "1.2" : "-"
             table.add([
-                backend, chain, rate(evaluate), micros(evaluate), ratio(evaluate, raw), ratio(evaluate, floor),
+                backend, chain, rate(evaluate), micros(evaluate), spread(evaluate), ratio(evaluate, raw), ratio(evaluate, floor),
                 micros(native), ratio(native, raw), rate(cached), ratio(evaluate, cached),
-                rate(handshake) + version, handshake != nil && baseline != nil ? String(format: "%.2f×", baseline!.microsPerOp / handshake!.microsPerOp) : "-",
+                rate(handshake), version, handshake != nil && baseline != nil ? String(format: "%.2f×", baseline!.microsPerOp / handshake!.microsPerOp) : "-",
             ])
         }
         var lines = [table.render()]
@@ -75,9 +76,27 @@ enum BenchReport {
             lines += revocation
         }
         lines.append("")
-        lines.append("raw C: the library's own parse + verification from DER; signature floor: two signature checks with imported keys.")
-        lines.append("handshakes/s: full handshakes over in-memory pipes, trust decided by the engine; ÷ unverified: that rate over the rate of a client that accepts without deciding.")
+        lines += legend(runs: results.first?.runMicros.count ?? 1)
         return lines.joined(separator: "\n")
+    }
+
+    /// What each column means and which way is better, under the table.
+    static func legend(runs: Int) -> [String] {
+        [
+            "Legend (/s: higher is better; µs: lower is better; ratios say which way below):",
+            "  evaluations/s         engine evaluations per second, from DER (higher is better)",
+            "  µs/evaluation         microseconds per engine evaluation, mean of \(runs) run\(runs == 1 ? "" : "s") (lower is better)",
+            "  spread                half the range of µs/evaluation between the runs, in % of the mean (smaller: steadier figures)",
+            "  ÷ raw C               engine time over the library's own parse + verification from DER (lower is better; 1.00× = as fast)",
+            "  ÷ signature floor     engine time over two signature checks with imported keys (lower is better; never below 1×)",
+            "  native µs             the library's own verifier through TLSTrust, µs per evaluation (lower is better)",
+            "  native ÷ raw C        that time over raw C (lower is better)",
+            "  cached evaluations/s  re-evaluations of a chain already verified, per second (higher is better)",
+            "  cached speed-up       engine time over cached time (higher is better)",
+            "  handshakes/s          full handshakes over in-memory pipes, trust decided by the engine (higher is better)",
+            "  TLS                   the protocol version of those handshakes (1.3 where the library has it)",
+            "  ÷ unverified          handshakes/s over the rate of a client that accepts without deciding (higher is better; 1.00× = deciding costs nothing)",
+        ]
     }
 
     /// `--threads N`: one row per backend, chain and operation: total throughput of the N threads,

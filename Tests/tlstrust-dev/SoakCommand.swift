@@ -37,6 +37,63 @@ struct SoakCommand: ParsableCommand {
     @Option(name: .customLong("max-growth-mb"), help: "Resident-memory growth allowed after the warm-up, in MiB.")
     var maxGrowthMiB: Int = 32
 
+    @Flag(help: "Print one JSON object (each phase, resident memory, the verdict) instead of the summary; progress stays on standard error.")
+    var json = false
+
+    /// `soak --json`.
+    struct Document: Encodable {
+        struct Library: Encodable { let backend: String; let libraryVersion: String }
+        struct Phase: Encodable {
+            let backend: String
+            /// `evaluations` or `handshakes`.
+            let phase: String
+            /// Handshakes only: `TLSv1.3` or `TLSv1.2`.
+            let tlsVersion: String?
+            let count: Int
+            let refused: Int
+            let wallMicroseconds: Int64
+
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(backend, forKey: .backend)
+                try c.encode(phase, forKey: .phase)
+                try c.encode(tlsVersion, forKey: .tlsVersion)
+                try c.encode(count, forKey: .count)
+                try c.encode(refused, forKey: .refused)
+                try c.encode(wallMicroseconds, forKey: .wallMicroseconds)
+            }
+            private enum CodingKeys: String, CodingKey { case backend, phase, tlsVersion, count, refused, wallMicroseconds }
+        }
+        var schemaVersion = ToolJSON.schemaVersion
+        let chain: String
+        let libraries: [Library]
+        let phases: [Phase]
+        let residentBytesAfterWarmUp: Int?
+        let residentBytesAtEnd: Int?
+        let residentBytesPeak: Int?
+        let growthBytes: Int
+        let maxGrowthBytes: Int
+        let passed: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(schemaVersion, forKey: .schemaVersion)
+            try c.encode(chain, forKey: .chain)
+            try c.encode(libraries, forKey: .libraries)
+            try c.encode(phases, forKey: .phases)
+            try c.encode(residentBytesAfterWarmUp, forKey: .residentBytesAfterWarmUp)
+            try c.encode(residentBytesAtEnd, forKey: .residentBytesAtEnd)
+            try c.encode(residentBytesPeak, forKey: .residentBytesPeak)
+            try c.encode(growthBytes, forKey: .growthBytes)
+            try c.encode(maxGrowthBytes, forKey: .maxGrowthBytes)
+            try c.encode(passed, forKey: .passed)
+        }
+        private enum CodingKeys: String, CodingKey {
+            case schemaVersion, chain, libraries, phases, residentBytesAfterWarmUp, residentBytesAtEnd, residentBytesPeak
+            case growthBytes, maxGrowthBytes, passed
+        }
+    }
+
     func validate() throws {
         guard evaluations >= 0, handshakes >= 0, evaluations + handshakes > 0 else {
             throw ValidationError("--evaluations and --handshakes must be non-negative, and not both zero")
@@ -58,9 +115,10 @@ struct SoakCommand: ParsableCommand {
         var warmedRSS: Int?
         var warmedUp = false
         var failed = false
+        var records: [Document.Phase] = []
         for backend in selected {
             // Each phase's body sets the cache switches it needs when it is made: made just before it runs.
-            var phases: [(String, Int, BenchOperation)] = []
+            var phases: [(name: String, count: Int, operation: BenchOperation)] = []
             if evaluations > 0 { phases.append(("evaluations", evaluations, .evaluate)) }
             if handshakes > 0, let tls = backend as? any TLSBackend {
                 let operation: BenchOperation = tls.supportedTLSVersions.contains(.tls13) ? .handshakeTLS13 : .handshakeTLS12
@@ -84,8 +142,11 @@ struct SoakCommand: ParsableCommand {
                         say("  \(backend.name) \(name): \(i)/\(count), \(refused) refused, resident \(ResidentMemory.format(ResidentMemory.current())), peak \(ResidentMemory.format(ResidentMemory.peak()))")
                     }
                 }
-                let seconds = (clock.now - start).seconds
-                say("  \(backend.name) \(name): done in \(String(format: "%.1f", seconds)) s")
+                let elapsed = clock.now - start
+                say("  \(backend.name) \(name): done in \(String(format: "%.1f", elapsed.seconds)) s")
+                records.append(.init(backend: backend.name, phase: operation.handshakeVersion == nil ? "evaluations" : "handshakes",
+                                     tlsVersion: operation.handshakeVersion.map { "\($0)" }, count: count, refused: refused,
+                                     wallMicroseconds: ToolJSON.microseconds(elapsed)))
                 if refused > 0 {
                     failed = true
                     say("  FAILED: \(refused) of \(count) \(name) on \(backend.name) did not succeed")
@@ -94,18 +155,30 @@ struct SoakCommand: ParsableCommand {
         }
         let end = ResidentMemory.current()
         let growth = (end ?? 0) - (warmedRSS ?? end ?? 0)
-        say("resident after warm-up \(ResidentMemory.format(warmedRSS)), at the end \(ResidentMemory.format(end)), peak \(ResidentMemory.format(ResidentMemory.peak())); growth \(growth / 1024) KiB")
-        if growth > maxGrowthMiB << 20 {
-            failed = true
-            say("FAILED: resident memory grew by more than \(maxGrowthMiB) MiB")
+        let grewTooMuch = growth > maxGrowthMiB << 20
+        failed = failed || grewTooMuch
+        if json {
+            ToolJSON.print(Document(
+                chain: chain.rawValue, libraries: selected.map { .init(backend: $0.name, libraryVersion: $0.libraryVersion) },
+                phases: records, residentBytesAfterWarmUp: warmedRSS, residentBytesAtEnd: end, residentBytesPeak: ResidentMemory.peak(),
+                growthBytes: growth, maxGrowthBytes: maxGrowthMiB << 20, passed: !failed))
+        } else {
+            // The result, on standard output; the progress above went to standard error.
+            print("resident after warm-up \(ResidentMemory.format(warmedRSS)), at the end \(ResidentMemory.format(end)), peak \(ResidentMemory.format(ResidentMemory.peak())); growth \(growth / 1024) KiB")
+            for record in records where record.refused > 0 {
+                print("FAILED: \(record.refused) of \(record.count) \(record.phase) on \(record.backend) did not succeed")
+            }
+            if grewTooMuch { print("FAILED: resident memory grew by more than \(maxGrowthMiB) MiB") }
+            if !failed { print("ok: every evaluation and handshake succeeded; memory within \(maxGrowthMiB) MiB of the warm-up") }
         }
         if failed { throw ExitCode(1) }
     }
 }
 
-/// Writes a line at once (unbuffered), so that progress shows as it happens, also in a log file.
+/// Progress, on standard error at once (unbuffered), so that it shows as it happens, also in a
+/// log file, and never mixes with the result on standard output.
 private func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    ToolProgress.line(line)
 }
 
 /// The process's resident memory from `/proc/self/status` (Linux).

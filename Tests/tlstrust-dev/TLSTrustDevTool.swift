@@ -23,8 +23,10 @@ struct TLSTrustDevTool: ParsableCommand {
         runAsTool(failure: fail, usageError: fail)
     }
 
-    /// One escaped line on standard error, exit status 2.
+    /// One escaped line on standard error, exit status 2; with `--json`, the error document on
+    /// standard output too (``ToolJSON/error(_:exitStatus:)``).
     private static func fail(_ message: String) -> Never {
+        if ToolJSON.isRequested { print(ToolJSON.error(message.replacingOccurrences(of: "\n", with: " "))) }
         let line = "tlstrust-dev: " + message.replacingOccurrences(of: "\n", with: " ").terminalSafe + "\n"
         FileHandle.standardError.write(Data(line.utf8))
         Foundation.exit(2)

@@ -42,6 +42,13 @@ struct ConformanceCommand: ParsableCommand {
     @Flag(help: "Also print every outcome that is not a pass, with the verdict in words.")
     var verbose = false
 
+    @Flag(help: "Print one JSON object (tallies, deviations, discrepancies) instead of the text; same exit status.")
+    var json = false
+
+    func validate() throws {
+        if json && verbose { throw ValidationError("--verbose is text; --json already lists every outcome that is not a pass") }
+    }
+
     func run() throws {
         let limboPath = try resolveLimboPath()
         let suite = try LimboSuite.load(limboPath)
@@ -53,13 +60,18 @@ struct ConformanceCommand: ParsableCommand {
         let clock = ContinuousClock()
         let start = clock.now
         let cases = suite.testcases.map(ConformanceCase.init)
-        let outcomes = ConformanceRunner(cases: cases, backends: backends).run()
+        ToolProgress.line("conformance: \(cases.count) testcases on \(backendNames.joined(separator: ", ")), engine and native")
+        let outcomes = ConformanceRunner(cases: cases, backends: backends).run { done, total in
+            ToolProgress.line("conformance: \(done)/\(total) testcases")
+        }
         let wall = clock.now - start
 
+        // With --json, standard output holds only the document, written at the end.
+        let print: (String) -> Void = json ? { _ in } : { Swift.print($0) }
         print(ConformanceReport.summary(outcomes, backends: backendNames, caseCount: cases.count, source: limboPath, wall: wall))
         if verbose { printDetails(cases: cases, outcomes: outcomes) }
         let disagreements = Self.engineDisagreements(outcomes, backends: backendNames)
-        if !disagreements.isEmpty {
+        if !disagreements.isEmpty && !json {
             // A failure unless the expectations list each backend's outcome (checked below).
             print("engine outcomes that differ between backends (\(disagreements.count)):")
             for line in disagreements { print("  \(line)".terminalSafe) }
@@ -90,6 +102,12 @@ struct ConformanceCommand: ParsableCommand {
                             + "'\(ConformanceReport.regenerateCommand)'")
         }
 
+        if json {
+            ToolJSON.print(ConformanceJSON.document(outcomes: outcomes, backends: backends, caseCount: cases.count, source: limboPath,
+                                                    wall: wall, disagreements: disagreements, discrepancies: problems))
+            if !problems.isEmpty { throw ExitCode(1) }
+            return
+        }
         if problems.isEmpty {
             print(updateExpectations ? "expectations rewritten" : "all outcomes as expected (\(expected.entries.count) listed deviations)")
             return

@@ -54,12 +54,20 @@ struct ConformanceRunner {
     let backends: [any TrustBackend]
 
     /// Every outcome, ordered by case (suite order), backend (registration order), verifier.
-    func run() -> [Outcome] {
+    ///
+    /// - Parameter progress: called with the number of cases done and the total at every tenth
+    ///   (the command writes it on standard error).
+    func run(progress: (@Sendable (Int, Int) -> Void)? = nil) -> [Outcome] {
         let results = Locked<[[Outcome]]>(Array(repeating: [], count: cases.count))
+        let done = Locked(0)
+        let total = cases.count
+        let step = max(1, total / 10)
         // Cases are independent and evaluations are thread-safe: spread them over the cores.
         DispatchQueue.concurrentPerform(iterations: cases.count) { index in
             let outcomes = run(cases[index])
             results.withLock { $0[index] = outcomes }
+            let count = done.withLock { $0 += 1; return $0 }
+            if count % step == 0 || count == total { progress?(count, total) }
         }
         return results.withLock { $0.flatMap { $0 } }
     }

@@ -38,7 +38,7 @@ extension PinningConfiguration {
         do {
             plist = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
-            throw PinningError(.unreadableConfiguration, "not a property list: \(String(describing: error).prefix(160))")
+            throw PinningError(.unreadableConfiguration, "not a property list: \(PropertyListErrorReason.text(error))")
         }
         guard let root = plist as? [String: Any] else {
             throw PinningError(.malformedConfiguration, "expected a dictionary at the top of the property list")
