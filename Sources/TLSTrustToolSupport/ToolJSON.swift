@@ -95,3 +95,22 @@ package enum ToolProgress {
         FileHandle.standardError.write(Data((text.terminalSafe + "\n").utf8))
     }
 }
+
+/// An optional field written as `null` when it has no value, instead of being left out as the
+/// synthesized `Encodable` conformance does for optionals: a document keeps one shape from run to
+/// run, so a script can read `profile` or `certificateIndex` without first asking whether the key
+/// exists. Fields documented as present only sometimes (`timeMicroseconds`, `native`) stay plain
+/// optionals.
+@propertyWrapper
+package struct ExplicitNull<Value: Encodable>: Encodable {
+    package var wrappedValue: Value?
+
+    package init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+    }
+}
+
+extension ExplicitNull: Sendable where Value: Sendable {}

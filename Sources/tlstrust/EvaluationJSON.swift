@@ -18,25 +18,14 @@ enum EvaluationJSON {
 
     /// What the evaluation was asked: echoed so that a stored record says what it judged.
     struct Input: Encodable {
-        let hostname: String?
+        @ExplicitNull var hostname: String?
         /// `--time` as given (Unix seconds), or null for "now".
-        let time: Int64?
+        @ExplicitNull var time: Int64?
         /// The instant actually used, ISO 8601.
         let verificationTime: String
         /// The purpose in force (`server`, `client`, `any`), defaults applied.
         let purpose: String
         let profile: String
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(hostname, forKey: .hostname)
-            try container.encode(time, forKey: .time)
-            try container.encode(verificationTime, forKey: .verificationTime)
-            try container.encode(purpose, forKey: .purpose)
-            try container.encode(profile, forKey: .profile)
-        }
-
-        private enum CodingKeys: String, CodingKey { case hostname, time, verificationTime, purpose, profile }
     }
 
     struct Record: Encodable {
@@ -51,43 +40,28 @@ enum EvaluationJSON {
         }
         struct FailureRecord: Encodable {
             let code: String
-            let certificateIndex: Int?
+            @ExplicitNull var certificateIndex: Int?
             /// The library's own code, or null when the failure has none (the engine's own
             /// findings): 0 would read as a code, and is OpenSSL's "ok".
-            let nativeCode: Int?
+            @ExplicitNull var nativeCode: Int?
             let nativeDescription: String
-
-            // Written by hand so that `certificateIndex` is always present, as `null` when the
-            // failure concerns no single certificate: the synthesized encoder would drop the key,
-            // and consumers of the JSON should see one stable shape.
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(code, forKey: .code)
-                try container.encode(certificateIndex, forKey: .certificateIndex)
-                try container.encode(nativeCode, forKey: .nativeCode)
-                try container.encode(nativeDescription, forKey: .nativeDescription)
-            }
-
-            private enum CodingKeys: String, CodingKey {
-                case code, certificateIndex, nativeCode, nativeDescription
-            }
         }
         var schemaVersion = EvaluationJSON.schemaVersion
         let backend: String
         let libraryVersion: String
         /// What was asked (`evaluate` and `compare`); null when the caller has no such inputs.
-        var input: Input?
+        @ExplicitNull var input: Input?
         /// `core` (the validation engine) or `native` (the library's own verifier).
         let engine: String
         /// The structural profile the engine applied; `null` for the native verifier, which has none.
-        let profile: String?
+        @ExplicitNull var profile: String?
         let trusted: Bool
         let result: String
         let chain: [CertificateRecord]
         let failures: [FailureRecord]
         let timeMicroseconds: Int?
         /// The RFC 5280 §6.1 policy sets of a trusted engine evaluation; `null` otherwise.
-        var certificatePolicies: PolicyRecord? = nil
+        @ExplicitNull var certificatePolicies: PolicyRecord? = nil
         /// What revocation checking found, per certificate of `chain` it covered; `[]` when off.
         var revocation: [RevocationRecord] = []
         /// `compare` only: the native verifier's evaluation of the same request.
@@ -95,31 +69,6 @@ enum EvaluationJSON {
         /// `evaluate` only: the rule beyond validation that decided (`--pin`, a pin set, a
         /// SecurityPolicy), when one did.
         var rule: RuleRecord?
-
-        // Written by hand so that `profile` is always present (`null` for the native verifier).
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(schemaVersion, forKey: .schemaVersion)
-            try container.encode(input, forKey: .input)
-            try container.encode(backend, forKey: .backend)
-            try container.encode(libraryVersion, forKey: .libraryVersion)
-            try container.encode(engine, forKey: .engine)
-            try container.encode(profile, forKey: .profile)
-            try container.encode(trusted, forKey: .trusted)
-            try container.encode(result, forKey: .result)
-            try container.encode(chain, forKey: .chain)
-            try container.encode(failures, forKey: .failures)
-            try container.encodeIfPresent(timeMicroseconds, forKey: .timeMicroseconds)
-            try container.encodeIfPresent(native, forKey: .native)
-            try container.encodeIfPresent(rule, forKey: .rule)
-            try container.encode(certificatePolicies, forKey: .certificatePolicies)
-            try container.encode(revocation, forKey: .revocation)
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case schemaVersion, input, backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native, rule
-            case certificatePolicies, revocation
-        }
     }
 
     /// The authority- and user-constrained policy sets, each sorted.
@@ -140,9 +89,9 @@ enum EvaluationJSON {
         let status: String
         /// `crl`, `ocspResponse`, `stapledOCSPResponse`, `fetchedOCSPResponse`, `fetchedCRL`,
         /// `cachedOCSPResponse`, `cachedCRL`, or null when nothing answered.
-        let source: String?
-        let revocationTime: String?
-        let reason: String?
+        @ExplicitNull var source: String?
+        @ExplicitNull var revocationTime: String?
+        @ExplicitNull var reason: String?
         let detail: String
 
         init(_ status: CertificateRevocationStatus) {
@@ -153,18 +102,6 @@ enum EvaluationJSON {
             reason = status.reason?.description
             detail = status.detail
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(certificateIndex, forKey: .certificateIndex)
-            try c.encode(status, forKey: .status)
-            try c.encode(source, forKey: .source)
-            try c.encode(revocationTime, forKey: .revocationTime)
-            try c.encode(reason, forKey: .reason)
-            try c.encode(detail, forKey: .detail)
-        }
-
-        private enum CodingKeys: String, CodingKey { case certificateIndex, status, source, revocationTime, reason, detail }
     }
 
     /// Which rule decided, and the pin that matched or why it refused.

@@ -48,8 +48,8 @@ struct FetchCommand: ParsableCommand {
         var schemaVersion = ToolJSON.schemaVersion
         let url: String
         let backend: String
-        let tlsVersion: String?
-        let cipherSuite: String?
+        @ExplicitNull var tlsVersion: String?
+        @ExplicitNull var cipherSuite: String?
         let statusCode: Int
         let reason: String
         let headers: [Header]
@@ -57,24 +57,6 @@ struct FetchCommand: ParsableCommand {
         /// The validated chain, leaf first; `[]` when the challenge handler decided without one.
         let chain: [Link]
         let revocation: [EvaluationJSON.RevocationRecord]
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(schemaVersion, forKey: .schemaVersion)
-            try c.encode(url, forKey: .url)
-            try c.encode(backend, forKey: .backend)
-            try c.encode(tlsVersion, forKey: .tlsVersion)
-            try c.encode(cipherSuite, forKey: .cipherSuite)
-            try c.encode(statusCode, forKey: .statusCode)
-            try c.encode(reason, forKey: .reason)
-            try c.encode(headers, forKey: .headers)
-            try c.encode(body, forKey: .body)
-            try c.encode(chain, forKey: .chain)
-            try c.encode(revocation, forKey: .revocation)
-        }
-        private enum CodingKeys: String, CodingKey {
-            case schemaVersion, url, backend, tlsVersion, cipherSuite, statusCode, reason, headers, body, chain, revocation
-        }
     }
 
     func run() throws {

@@ -17,13 +17,13 @@ enum InspectJSON {
         /// `certificate`, `crl`, `ocspResponse`, `pkcs12`, `privateKey`, `pemBlock` or `server`.
         let kind: String
         /// The file, or null for a live server.
-        var file: String?
+        @ExplicitNull var file: String?
         /// The certificate's position in its file (1-based); null for other kinds.
-        var index: Int?
-        var certificate: CertificateRecord?
-        var crl: CRLRecord?
-        var ocspResponse: OCSPRecord?
-        var server: ServerRecord?
+        @ExplicitNull var index: Int?
+        @ExplicitNull var certificate: CertificateRecord?
+        @ExplicitNull var crl: CRLRecord?
+        @ExplicitNull var ocspResponse: OCSPRecord?
+        @ExplicitNull var server: ServerRecord?
 
         init(file: String, index: Int, certificate: Certificate) {
             kind = "certificate"
@@ -49,18 +49,6 @@ enum InspectJSON {
                                   chain: evaluation.chain.map { .init(subject: $0.subject.description, publicKeyPin: $0.publicKey.pin) },
                                   failures: evaluation.failures.map { .init(code: $0.code.identifier, certificateIndex: $0.certificateIndex, detail: $0.detail) })
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(kind, forKey: .kind)
-            try c.encode(file, forKey: .file)
-            try c.encode(index, forKey: .index)
-            try c.encode(certificate, forKey: .certificate)
-            try c.encode(crl, forKey: .crl)
-            try c.encode(ocspResponse, forKey: .ocspResponse)
-            try c.encode(server, forKey: .server)
-        }
-        private enum CodingKeys: String, CodingKey { case kind, file, index, certificate, crl, ocspResponse, server }
     }
 
     /// What `inspect` shows of a certificate.
@@ -75,14 +63,14 @@ enum InspectJSON {
         let publicKeyPin: String
         let signatureAlgorithm: String
         let sha256Fingerprint: String
-        let subjectKeyIdentifier: String?
+        @ExplicitNull var subjectKeyIdentifier: String?
         let dnsNames: [String]
         let ipAddresses: [String]
         let emailAddresses: [String]
         let isCertificateAuthority: Bool
-        let pathLengthConstraint: Int?
-        let keyUsage: [String]?
-        let extendedKeyUsage: [String]?
+        @ExplicitNull var pathLengthConstraint: Int?
+        @ExplicitNull var keyUsage: [String]?
+        @ExplicitNull var extendedKeyUsage: [String]?
         let ocspResponders: [String]
         let crlDistributionPoints: [String]
         let warnings: [String]
@@ -110,55 +98,18 @@ enum InspectJSON {
             crlDistributionPoints = c.revocationPointers.crlDistributionPoints.flatMap(\.fullName).map(\.description)
             warnings = c.lint().map { "\($0.code): \($0.message)" }
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(subject, forKey: .subject)
-            try c.encode(issuer, forKey: .issuer)
-            try c.encode(serialNumber, forKey: .serialNumber)
-            try c.encode(version, forKey: .version)
-            try c.encode(notValidBefore, forKey: .notValidBefore)
-            try c.encode(notValidAfter, forKey: .notValidAfter)
-            try c.encode(publicKeyAlgorithm, forKey: .publicKeyAlgorithm)
-            try c.encode(publicKeyPin, forKey: .publicKeyPin)
-            try c.encode(signatureAlgorithm, forKey: .signatureAlgorithm)
-            try c.encode(sha256Fingerprint, forKey: .sha256Fingerprint)
-            try c.encode(subjectKeyIdentifier, forKey: .subjectKeyIdentifier)
-            try c.encode(dnsNames, forKey: .dnsNames)
-            try c.encode(ipAddresses, forKey: .ipAddresses)
-            try c.encode(emailAddresses, forKey: .emailAddresses)
-            try c.encode(isCertificateAuthority, forKey: .isCertificateAuthority)
-            try c.encode(pathLengthConstraint, forKey: .pathLengthConstraint)
-            try c.encode(keyUsage, forKey: .keyUsage)
-            try c.encode(extendedKeyUsage, forKey: .extendedKeyUsage)
-            try c.encode(ocspResponders, forKey: .ocspResponders)
-            try c.encode(crlDistributionPoints, forKey: .crlDistributionPoints)
-            try c.encode(warnings, forKey: .warnings)
-        }
-        private enum CodingKeys: String, CodingKey {
-            case subject, issuer, serialNumber, version, notValidBefore, notValidAfter, publicKeyAlgorithm, publicKeyPin
-            case signatureAlgorithm, sha256Fingerprint, subjectKeyIdentifier, dnsNames, ipAddresses, emailAddresses
-            case isCertificateAuthority, pathLengthConstraint, keyUsage, extendedKeyUsage, ocspResponders, crlDistributionPoints, warnings
-        }
     }
 
     struct CRLRecord: Encodable {
         struct Entry: Encodable {
             let serialNumber: String
             let revocationTime: String
-            let reason: String?
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(serialNumber, forKey: .serialNumber)
-                try c.encode(revocationTime, forKey: .revocationTime)
-                try c.encode(reason, forKey: .reason)
-            }
-            private enum CodingKeys: String, CodingKey { case serialNumber, revocationTime, reason }
+            @ExplicitNull var reason: String?
         }
         let issuer: String
         let thisUpdate: String
-        let nextUpdate: String?
-        let crlNumber: String?
+        @ExplicitNull var nextUpdate: String?
+        @ExplicitNull var crlNumber: String?
         let isDelta: Bool
         let entries: [Entry]
 
@@ -173,17 +124,6 @@ enum InspectJSON {
                       reason: $0.reason.map { "\($0)" })
             }
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(issuer, forKey: .issuer)
-            try c.encode(thisUpdate, forKey: .thisUpdate)
-            try c.encode(nextUpdate, forKey: .nextUpdate)
-            try c.encode(crlNumber, forKey: .crlNumber)
-            try c.encode(isDelta, forKey: .isDelta)
-            try c.encode(entries, forKey: .entries)
-        }
-        private enum CodingKeys: String, CodingKey { case issuer, thisUpdate, nextUpdate, crlNumber, isDelta, entries }
     }
 
     struct OCSPRecord: Encodable {
@@ -192,20 +132,12 @@ enum InspectJSON {
             /// `good`, `revoked` or `unknown`.
             let status: String
             let thisUpdate: String
-            let nextUpdate: String?
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(serialNumber, forKey: .serialNumber)
-                try c.encode(status, forKey: .status)
-                try c.encode(thisUpdate, forKey: .thisUpdate)
-                try c.encode(nextUpdate, forKey: .nextUpdate)
-            }
-            private enum CodingKeys: String, CodingKey { case serialNumber, status, thisUpdate, nextUpdate }
+            @ExplicitNull var nextUpdate: String?
         }
         /// `successful`, `tryLater`, … (RFC 6960 OCSPResponseStatus, camelCase).
         let responseStatus: String
-        let responder: String?
-        let producedAt: String?
+        @ExplicitNull var responder: String?
+        @ExplicitNull var producedAt: String?
         let responses: [Single]
         let certificateCount: Int
 
@@ -225,31 +157,14 @@ enum InspectJSON {
             }
             certificateCount = response.certificates.count
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(responseStatus, forKey: .responseStatus)
-            try c.encode(responder, forKey: .responder)
-            try c.encode(producedAt, forKey: .producedAt)
-            try c.encode(responses, forKey: .responses)
-            try c.encode(certificateCount, forKey: .certificateCount)
-        }
-        private enum CodingKeys: String, CodingKey { case responseStatus, responder, producedAt, responses, certificateCount }
     }
 
     struct ServerRecord: Encodable {
         struct Link: Encodable { let subject: String; let publicKeyPin: String }
         struct Failure: Encodable {
             let code: String
-            let certificateIndex: Int?
+            @ExplicitNull var certificateIndex: Int?
             let detail: String
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(code, forKey: .code)
-                try c.encode(certificateIndex, forKey: .certificateIndex)
-                try c.encode(detail, forKey: .detail)
-            }
-            private enum CodingKeys: String, CodingKey { case code, certificateIndex, detail }
         }
         let url: String
         let backend: String

@@ -54,17 +54,6 @@ struct LintCommand: ParsableCommand {
         let anchors: [Anchors]
         /// What the file holds that is not enforced (as on its platform).
         let notes: [String]
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(schemaVersion, forKey: .schemaVersion)
-            try c.encode(file, forKey: .file)
-            try c.encode(domainCount, forKey: .domainCount)
-            try c.encode(warnings, forKey: .warnings)
-            try c.encode(anchors, forKey: .anchors)
-            try c.encode(notes, forKey: .notes)
-        }
-        private enum CodingKeys: String, CodingKey { case schemaVersion, file, domainCount, warnings, anchors, notes }
     }
 
     func run() throws {

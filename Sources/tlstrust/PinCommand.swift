@@ -45,20 +45,10 @@ struct PinCommand: ParsableCommand {
             let pin: String
             let file: String
             /// The certificate's position in the file (1-based), null for a bare public key.
-            let index: Int?
+            @ExplicitNull var index: Int?
             /// The certificate's subject, null for a bare public key.
-            let subject: String?
+            @ExplicitNull var subject: String?
             let publicKeyAlgorithm: String
-
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(pin, forKey: .pin)
-                try c.encode(file, forKey: .file)
-                try c.encode(index, forKey: .index)
-                try c.encode(subject, forKey: .subject)
-                try c.encode(publicKeyAlgorithm, forKey: .publicKeyAlgorithm)
-            }
-            private enum CodingKeys: String, CodingKey { case pin, file, index, subject, publicKeyAlgorithm }
         }
         /// `--config-entry`: the entry's fields, as the JSON configuration format spells them.
         struct Entry: Encodable {
@@ -70,15 +60,7 @@ struct PinCommand: ParsableCommand {
         }
         var schemaVersion = ToolJSON.schemaVersion
         let keys: [Key]
-        var configEntry: Entry?
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(schemaVersion, forKey: .schemaVersion)
-            try c.encode(keys, forKey: .keys)
-            try c.encode(configEntry, forKey: .configEntry)
-        }
-        private enum CodingKeys: String, CodingKey { case schemaVersion, keys, configEntry }
+        @ExplicitNull var configEntry: Entry?
     }
 
     func validate() throws {

@@ -39,33 +39,12 @@ enum BenchJSON {
         let minMicrosecondsPerOperation: Double
         let maxMicrosecondsPerOperation: Double
         /// Half the range between runs in % of their mean; null with one run.
-        let spreadPercent: Double?
+        @ExplicitNull var spreadPercent: Double?
         /// `--threads` only.
-        let threads: Int?
-        let cpuMicroseconds: Int64?
+        @ExplicitNull var threads: Int?
+        @ExplicitNull var cpuMicroseconds: Int64?
         /// Handshakes only: the rate of the client that accepts without deciding (the baseline).
-        let unverifiedOperationsPerSecond: Double?
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(backend, forKey: .backend)
-            try c.encode(chain, forKey: .chain)
-            try c.encode(operation, forKey: .operation)
-            try c.encode(iterations, forKey: .iterations)
-            try c.encode(operationsPerSecond, forKey: .operationsPerSecond)
-            try c.encode(microsecondsPerOperation, forKey: .microsecondsPerOperation)
-            try c.encode(minMicrosecondsPerOperation, forKey: .minMicrosecondsPerOperation)
-            try c.encode(maxMicrosecondsPerOperation, forKey: .maxMicrosecondsPerOperation)
-            try c.encode(spreadPercent, forKey: .spreadPercent)
-            try c.encode(threads, forKey: .threads)
-            try c.encode(cpuMicroseconds, forKey: .cpuMicroseconds)
-            try c.encode(unverifiedOperationsPerSecond, forKey: .unverifiedOperationsPerSecond)
-        }
-        private enum CodingKeys: String, CodingKey {
-            case backend, chain, operation, iterations, operationsPerSecond, microsecondsPerOperation
-            case minMicrosecondsPerOperation, maxMicrosecondsPerOperation, spreadPercent, threads, cpuMicroseconds
-            case unverifiedOperationsPerSecond
-        }
+        @ExplicitNull var unverifiedOperationsPerSecond: Double?
     }
 
     /// The results, the `-unverified` handshake baselines folded into their handshake's

@@ -48,50 +48,21 @@ struct SoakCommand: ParsableCommand {
             /// `evaluations` or `handshakes`.
             let phase: String
             /// Handshakes only: `TLSv1.3` or `TLSv1.2`.
-            let tlsVersion: String?
+            @ExplicitNull var tlsVersion: String?
             let count: Int
             let refused: Int
             let wallMicroseconds: Int64
-
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(backend, forKey: .backend)
-                try c.encode(phase, forKey: .phase)
-                try c.encode(tlsVersion, forKey: .tlsVersion)
-                try c.encode(count, forKey: .count)
-                try c.encode(refused, forKey: .refused)
-                try c.encode(wallMicroseconds, forKey: .wallMicroseconds)
-            }
-            private enum CodingKeys: String, CodingKey { case backend, phase, tlsVersion, count, refused, wallMicroseconds }
         }
         var schemaVersion = ToolJSON.schemaVersion
         let chain: String
         let libraries: [Library]
         let phases: [Phase]
-        let residentBytesAfterWarmUp: Int?
-        let residentBytesAtEnd: Int?
-        let residentBytesPeak: Int?
+        @ExplicitNull var residentBytesAfterWarmUp: Int?
+        @ExplicitNull var residentBytesAtEnd: Int?
+        @ExplicitNull var residentBytesPeak: Int?
         let growthBytes: Int
         let maxGrowthBytes: Int
         let passed: Bool
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(schemaVersion, forKey: .schemaVersion)
-            try c.encode(chain, forKey: .chain)
-            try c.encode(libraries, forKey: .libraries)
-            try c.encode(phases, forKey: .phases)
-            try c.encode(residentBytesAfterWarmUp, forKey: .residentBytesAfterWarmUp)
-            try c.encode(residentBytesAtEnd, forKey: .residentBytesAtEnd)
-            try c.encode(residentBytesPeak, forKey: .residentBytesPeak)
-            try c.encode(growthBytes, forKey: .growthBytes)
-            try c.encode(maxGrowthBytes, forKey: .maxGrowthBytes)
-            try c.encode(passed, forKey: .passed)
-        }
-        private enum CodingKeys: String, CodingKey {
-            case schemaVersion, chain, libraries, phases, residentBytesAfterWarmUp, residentBytesAtEnd, residentBytesPeak
-            case growthBytes, maxGrowthBytes, passed
-        }
     }
 
     func validate() throws {

@@ -29,47 +29,23 @@ enum ConformanceJSON {
         /// `core` or `native`.
         let engine: String
         /// `webpki` or `rfc5280` for the engine; null for the native verifier.
-        let profile: String?
+        @ExplicitNull var profile: String?
         let pass: Int
         let falseAccept: Int
         let falseReject: Int
         let notRun: Int
         /// The evaluations' own times, added up.
         let timeMicroseconds: Int64
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(backend, forKey: .backend)
-            try c.encode(engine, forKey: .engine)
-            try c.encode(profile, forKey: .profile)
-            try c.encode(pass, forKey: .pass)
-            try c.encode(falseAccept, forKey: .falseAccept)
-            try c.encode(falseReject, forKey: .falseReject)
-            try c.encode(notRun, forKey: .notRun)
-            try c.encode(timeMicroseconds, forKey: .timeMicroseconds)
-        }
-        private enum CodingKeys: String, CodingKey { case backend, engine, profile, pass, falseAccept, falseReject, notRun, timeMicroseconds }
     }
 
     struct Deviation: Encodable {
         let caseID: String
         let backend: String
         let engine: String
-        let profile: String?
+        @ExplicitNull var profile: String?
         /// `falseAccept`, `falseReject` or `notRun`.
         let kind: String
         let detail: String
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(caseID, forKey: .caseID)
-            try c.encode(backend, forKey: .backend)
-            try c.encode(engine, forKey: .engine)
-            try c.encode(profile, forKey: .profile)
-            try c.encode(kind, forKey: .kind)
-            try c.encode(detail, forKey: .detail)
-        }
-        private enum CodingKeys: String, CodingKey { case caseID, backend, engine, profile, kind, detail }
     }
 
     /// An outcome kind as JSON names it: `pass`, `falseAccept`, `falseReject`, `notRun`.
