@@ -153,6 +153,10 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         var trust = Trust(certificates: state.certificates.map(\.certificate), policies: policies, anchors: anchors)
         trust.verificationDate = date
         trust.revocation = state.revocationPolicy
+        // Apple fetches the issuers a server left out whenever the trust may use the network
+        // (SecTrustSetNetworkFetchAllowed, or its default with the SSL policy): with revocation
+        // off, the permission then covers only those issuers (AIA caIssuers).
+        if !trust.revocation.isEnabled && state.allowsNetworkFetch { trust.revocation.allowsNetworkFetch = true }
         trust.ocspResponses = state.ocspResponses
         trust.crls = state.crls
         // A nil fetcher is the core's built-in HTTPRevocationFetcher, used only when the policy and

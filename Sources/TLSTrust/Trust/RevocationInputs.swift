@@ -10,7 +10,9 @@ public struct RevocationInputs: Sendable {
     public var ocspResponses: [[UInt8]]
     /// DER OCSPResponses stapled by the server.
     public var stapledOCSPResponses: [[UInt8]]
-    /// Who fetches when ``RevocationPolicy/allowsNetworkFetch`` is set; nil: nothing is fetched.
+    /// Who fetches; nil: nothing is fetched. Set (by ``Trust``) only when the app allows the
+    /// network (``RevocationPolicy/allowsNetworkFetch``): then missing issuers are fetched from
+    /// caIssuers URLs whatever the mode, and revocation answers when the policy is enabled.
     public var fetcher: (any RevocationFetching)?
     /// Whether a CRL signed by another certificate than the issuer may be believed once its
     /// signer's path validates (RFC 5280 §6.3.3 (f)). False only inside that signer's own path

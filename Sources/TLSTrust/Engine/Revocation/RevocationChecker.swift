@@ -24,11 +24,12 @@ struct RevocationChecker<Backend: TrustBackend> {
     /// The evaluation's request, for the paths of separate CRL signers (nil: not built).
     let request: TrustEvaluationRequest?
 
-    init(inputs: RevocationInputs, backend: Backend, date: Date, request: TrustEvaluationRequest? = nil) {
+    init(inputs: RevocationInputs, backend: Backend, date: Date, request: TrustEvaluationRequest? = nil,
+         fetchBudget: RevocationFetchBudget = RevocationFetchBudget()) {
         self.inputs = inputs
         self.backend = backend
         self.date = date
-        self.fetchBudget = RevocationFetchBudget()
+        self.fetchBudget = fetchBudget
         self.request = request
     }
 
@@ -216,7 +217,8 @@ struct RevocationChecker<Backend: TrustBackend> {
 /// One place the checker may fetch from.
 private enum FetchTarget { case ocsp(String), crl(String) }
 
-/// How much one evaluation may fetch: a few requests, and a deadline for all of them, so that a
+/// How much one evaluation may fetch — revocation answers and missing issuers alike
+/// (``MissingIssuerFetch``): a few requests, and a deadline for all of them, so that a
 /// chain naming a hundred slow responders cannot hold an evaluation for long — and a validation
 /// budget of its own for what the fetches bring (signatures of fetched CRLs and OCSP responses,
 /// their signers' paths), so that hostile answers from the network spend this budget, never the
