@@ -87,6 +87,9 @@ public struct CertificateRevocationStatus: Sendable, Hashable, CustomStringConve
     public let reason: RevocationReason?
     /// What was found, including why answers were not usable.
     public let detail: String
+    /// For a good status, when the deciding answer is due again: its nextUpdate (an OCSP response
+    /// without one: a day after its thisUpdate, as the engine judges it); nil otherwise.
+    public internal(set) var validUntil: Date?
 
     public var description: String {
         "depth \(certificateIndex): \(status.rawValue)\(source.map { " (\($0.rawValue))" } ?? ""): \(detail)"
