@@ -1,5 +1,6 @@
 import Foundation
 import TLSTrust
+import TLSTrustOpenSSL
 import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing
@@ -185,6 +186,34 @@ struct MissingIssuerFetchTests {
             let detail = evaluation.failures.first?.detail ?? ""
             #expect(detail.contains("ldap://") && detail.contains("https://"), "\(detail)")
         }
+    }
+
+    @Test("A TLS server that sends only its leaf: each backend's client connects when fetching is allowed, and is refused otherwise",
+          arguments: TestBackends.tlsNames)
+    func leafOnlyTLSServer(name: String) async throws {
+        let issuers = try LocalHTTPServer(routes: ["/ca.cer": .ok(intermediate.der, contentType: "application/pkix-cert")])
+        defer { issuers.stop() }
+        let leaf = try Self.leaf(caIssuers: [issuers.url("/ca.cer")], issuer: intermediate)
+        let serverBackend = OpenSSLTrustBackend()
+        let identity = try serverBackend.importIdentity(certificateChainPEM: Array(leaf.pem.utf8),
+                                                        privateKeyPEM: Array(leaf.privateKey.pkcs8PEM.utf8), password: nil)
+        let origin = try LocalHTTPSServer(configuration: TLSServerConfiguration(identity: identity), backend: serverBackend)
+        defer { origin.stop() }
+        let backend = try TLSMatrixTests.backend(name)
+        var configuration = TLSClientConfiguration()
+        configuration.anchors = .only([root.certificate])
+        configuration.serverName = "www.example.com"
+        let url = "https://www.example.com:\(origin.port)/"
+        do {
+            _ = try await HTTPSClient.get(url, configuration: configuration, backend: backend, connectingTo: "127.0.0.1")
+            Issue.record("\(name): a leaf-only server was trusted without fetching")
+        } catch let error as TLSError {
+            #expect(error.code == .peerTrustRefused, "\(name): \(error)")
+        }
+        configuration.revocation = RevocationPolicy(mode: .off, allowsNetworkFetch: true)
+        let result = try await HTTPSClient.get(url, configuration: configuration, backend: backend, connectingTo: "127.0.0.1")
+        #expect(result.response.statusCode == 200, "\(name)")
+        #expect(!issuers.requests.isEmpty)
     }
 
     @Test("IssuerCertificates reads a DER certificate and a certs-only bundle of two; a bundle with signers or CRLs is refused")
