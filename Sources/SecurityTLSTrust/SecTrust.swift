@@ -148,11 +148,40 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
             }
             state.prepared = (store, anchors)
         }
+        // Several SSL policies for different host names: on Apple platforms the trust passes only
+        // when every policy passes (a certificate that names all of them). The engine answers one
+        // host per evaluation, so each host is a request of its own, and the first that fails
+        // is the answer, naming its policy.
+        var hosts: [String] = []
+        for policy in state.policies {
+            if case .ssl(_, let host?) = policy.kind, !hosts.contains(host) { hosts.append(host) }
+        }
+        if hosts.count < 2 { return evaluate(&state, anchors: anchors, date: date, host: nil) }
+        var first: Outcome?
+        for host in hosts {
+            let outcome = evaluate(&state, anchors: anchors, date: date, host: host)
+            guard outcome.evaluation.isTrusted else { return outcome }
+            first = first ?? outcome
+        }
+        return first!
+    }
+
+    /// One evaluation; with `host`, only the SSL policies for that host (and those for none) take
+    /// part, and a failure names that host's policy.
+    private static func evaluate(_ state: inout State, anchors: TrustAnchors, date: Date, host: String?) -> Outcome {
         // Ported code expects Apple's answers: Apple's trust rules, not the web-PKI profile.
-        let policies = state.policies.compactMap(\.trustPolicy) + [.profile(.apple)]
+        let chosen = state.policies.filter { policy in
+            guard let host, case .ssl(_, let name?) = policy.kind else { return true }
+            return name == host
+        }
+        let policies = chosen.compactMap(\.trustPolicy) + [.profile(.apple)]
         var trust = Trust(certificates: state.certificates.map(\.certificate), policies: policies, anchors: anchors)
         trust.verificationDate = date
         trust.revocation = state.revocationPolicy
+        // Apple fetches the issuers a server left out whenever the trust may use the network
+        // (SecTrustSetNetworkFetchAllowed, or its default with the SSL policy): with revocation
+        // off, the permission then covers only those issuers (AIA caIssuers).
+        if !trust.revocation.isEnabled && state.allowsNetworkFetch { trust.revocation.allowsNetworkFetch = true }
         trust.ocspResponses = state.ocspResponses
         trust.crls = state.crls
         // A nil fetcher is the core's built-in HTTPRevocationFetcher, used only when the policy and
@@ -181,7 +210,8 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         let subject = failure?.certificateIndex.flatMap { $0 < chain.count ? chain[$0] : nil }
             .flatMap { SecCertificateCopySubjectSummary($0) as String? } ?? summary
         return Outcome(evaluation: evaluation, status: status, result: result, chain: chain, date: date,
-                       message: "“\(subject)” \(Self.reason(for: status))", consultedRevocation: consultedRevocation)
+                       message: "“\(subject)” \(Self.reason(for: status))" + (host.map { " (the SSL policy for “\($0)”)" } ?? ""),
+                       consultedRevocation: consultedRevocation)
     }
 
     /// Apple's status for a TLSTrust failure code (the codes trustd reports for the same check).
@@ -386,18 +416,47 @@ nonisolated(unsafe) public let kSecTrustResultValue: CFString = "TrustResultValu
 nonisolated(unsafe) public let kSecTrustEvaluationDate: CFString = "TrustEvaluationDate" as CFString
 nonisolated(unsafe) public let kSecTrustExtendedValidation: CFString = "TrustExtendedValidation" as CFString
 nonisolated(unsafe) public let kSecTrustRevocationChecked: CFString = "TrustRevocationChecked" as CFString
+nonisolated(unsafe) public let kSecTrustOrganizationName: CFString = "Organization" as CFString
+nonisolated(unsafe) public let kSecTrustRevocationValidUntilDate: CFString = "TrustExpirationDate" as CFString
 
-/// The last result as a dictionary (`kSecTrustResultValue`, `kSecTrustEvaluationDate`,
-/// `kSecTrustRevocationChecked`: true when revocation was checked and every certificate checked
-/// had an answer saying it is good); nil when the trust has not been evaluated.
+/// The CA/Browser Forum's Extended Validation policy OID, which every EV certificate asserts.
+let extendedValidationPolicy = "2.23.140.1.1"
+
+/// The last result as a dictionary; nil when the trust has not been evaluated. The dictionary
+/// TrustKit and apps log:
+///
+/// - `kSecTrustResultValue`, `kSecTrustEvaluationDate`.
+/// - `kSecTrustRevocationChecked`: true when revocation was checked and every certificate checked
+///   had an answer saying it is good.
+/// - `kSecTrustRevocationValidUntilDate`: then, the earliest instant one of those answers is due
+///   again (its nextUpdate; for an OCSP response without one, a day after its thisUpdate, as the
+///   engine judges it); absent otherwise.
+/// - `kSecTrustExtendedValidation`: true when the chain is trusted, ends at an anchor of the
+///   system store (not one the app supplied), and is valid for the CA/Browser Forum EV policy
+///   (2.23.140.1.1) that the leaf asserts, through RFC 5280 policy processing; false otherwise.
+///   Apple also requires the root to be enabled for EV in its own root program, a mark Linux's
+///   trust store does not carry (docs/porting.md).
+/// - `kSecTrustOrganizationName`: with Extended Validation, the leaf's subject organization (O),
+///   as Apple gives it; absent otherwise.
 public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
     guard let outcome = trust.state.withLock({ $0.outcome }) else { return nil }
-    let revocation = outcome.evaluation.revocation
-    let result: [String: Any] = [
+    let evaluation = outcome.evaluation
+    let revocation = evaluation.revocation
+    let checked = !revocation.isEmpty && revocation.allSatisfy { $0.status == .good }
+    let extendedValidation = evaluation.isTrusted && evaluation.result == .unspecified
+        && evaluation.certificatePolicies?.authorityConstrained.contains(extendedValidationPolicy) == true
+    var result: [String: Any] = [
         kSecTrustResultValue as String: NSNumber(value: outcome.result.rawValue),
         kSecTrustEvaluationDate as String: outcome.date,
-        kSecTrustRevocationChecked as String: !revocation.isEmpty && revocation.allSatisfy { $0.status == .good },
+        kSecTrustRevocationChecked as String: checked,
+        kSecTrustExtendedValidation as String: extendedValidation,
     ]
+    if checked, let until = revocation.compactMap(\.validUntil).min() {
+        result[kSecTrustRevocationValidUntilDate as String] = until
+    }
+    if extendedValidation, let organization = evaluation.chain.first?.subject.attributes.first(where: { $0.oid == "2.5.4.10" })?.value {
+        result[kSecTrustOrganizationName as String] = organization
+    }
     return result as CFDictionary
 }
 

@@ -6,7 +6,8 @@ import TLSTrustToolSupport
 /// `--crl`, `--ocsp-response`, `--revocation` and `--allow-fetch` (CLI-CONTRACT.md), shared by
 /// `evaluate` and `fetch`. Every file is read and parsed before anything is evaluated, so that an
 /// unreadable or malformed one is bad input (exit 2), never a verdict; and an answer given while
-/// revocation is `off` is refused rather than silently ignored.
+/// revocation is `off` is refused rather than silently ignored. `--allow-fetch` with
+/// `--revocation off` fetches only the issuers a server left out (AIA caIssuers).
 struct RevocationOptions: ParsableArguments {
     @Option(name: .customLong("crl"), help: ArgumentHelp("Repeatable: a CRL (PEM or DER) for the certificates its issuer signed (RFC 5280 §6.3).",
                                                          valueName: "FILE"))
@@ -20,7 +21,7 @@ struct RevocationOptions: ParsableArguments {
                                valueName: "off|soft|hard"))
     var revocation: RevocationPolicy.Mode?
 
-    @Flag(help: "Fetch OCSP responses (the certificate's AIA responder) and CRLs (its distribution points) over HTTP, with a timeout and a size limit.")
+    @Flag(help: "Fetch OCSP responses (the certificate's AIA responder), CRLs (its distribution points) and missing issuers (its AIA caIssuers URL) over HTTP, with a timeout and a size limit.")
     var allowFetch = false
 
     /// The mode the options mean, defaults applied.
@@ -37,7 +38,6 @@ struct RevocationOptions: ParsableArguments {
         if revocation == .off {
             if !crlFiles.isEmpty { throw ValidationError("--crl has no effect with --revocation off: remove one of them") }
             if !ocspResponseFiles.isEmpty { throw ValidationError("--ocsp-response has no effect with --revocation off: remove one of them") }
-            if allowFetch { throw ValidationError("--allow-fetch has no effect with --revocation off: remove one of them") }
         }
     }
 

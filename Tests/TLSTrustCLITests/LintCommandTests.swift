@@ -31,6 +31,18 @@ struct LintCommandTests {
         }
     }
 
+    @Test("OkHttp sha1/ pins are read and flagged as weak (exit 1, weakPinDigest)")
+    func sha1PinsAreWeak() throws {
+        let key = try TestPKI.issue(.leaf(commonName: "k.example.com")).certificate.publicKey
+        let sha1 = SPKIPin(publicKey: key, algorithm: .sha1).text
+        try withFixtures { files in
+            let file = try files.text("pins.json", #"{"domains": {"a.example.com": {"pins": ["\#(sha1)", "\#(try Self.pin())"]}}}"#)
+            let result = try ToolRunner.run(["lint", file])
+            result.expectExit(1)
+            #expect(result.stdout.contains("warning: weakPinDigest (a.example.com)") && result.stdout.contains(sha1), "\(result)")
+        }
+    }
+
     @Test("with --chain: no backup pin, and a certificate hash given as a pin")
     func chainChecks() throws {
         let pki = try TestHierarchy.make()

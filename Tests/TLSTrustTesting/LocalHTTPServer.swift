@@ -85,10 +85,14 @@ public final class LocalHTTPServer: @unchecked Sendable {
 
     /// Starts serving `routes` (by exact request path, query included); other paths get `fallback`
     /// (default 404).
-    public init(routes: [String: Behavior], fallback: Behavior = .respond(status: 404, headers: [], body: Array("not found\n".utf8))) throws {
+    ///
+    /// - Parameter port: 0 (default) for an ephemeral port; another to serve content that must
+    ///   name its own URL (a certificate whose caIssuers points back at where it is served).
+    public init(routes: [String: Behavior], fallback: Behavior = .respond(status: 404, headers: [], body: Array("not found\n".utf8)),
+                port: Int = 0) throws {
         self.routes = routes
         self.fallback = fallback
-        listener = try TCPListener(host: "127.0.0.1", port: 0)
+        listener = try TCPListener(host: "127.0.0.1", port: port)
         let listener = listener, shared = shared, routes = routes, fallback = fallback
         let thread = Thread {
             while shared.running.load(ordering: .relaxed) {

@@ -56,6 +56,9 @@ public enum VerifiedChainCache {
         let certificatePolicyInputs: CertificatePolicyInputs
         let emailAddresses: [String]
         let requiredKeyUsage: KeyUsage
+        /// Whether missing issuers may be fetched: a path built with a fetched issuer is never
+        /// the answer to an evaluation that may not fetch.
+        let fetchesIssuers: Bool
 
         init(_ request: TrustEvaluationRequest, backend: ProviderIdentity) {
             chain = [request.leaf] + request.intermediates
@@ -68,6 +71,7 @@ public enum VerifiedChainCache {
             certificatePolicyInputs = request.certificatePolicyInputs
             emailAddresses = request.emailAddresses
             requiredKeyUsage = request.requiredKeyUsage
+            fetchesIssuers = request.revocation.fetcher != nil
         }
     }
 

@@ -10,7 +10,9 @@ public struct RevocationInputs: Sendable {
     public var ocspResponses: [[UInt8]]
     /// DER OCSPResponses stapled by the server.
     public var stapledOCSPResponses: [[UInt8]]
-    /// Who fetches when ``RevocationPolicy/allowsNetworkFetch`` is set; nil: nothing is fetched.
+    /// Who fetches; nil: nothing is fetched. Set (by ``Trust``) only when the app allows the
+    /// network (``RevocationPolicy/allowsNetworkFetch``): then missing issuers are fetched from
+    /// caIssuers URLs whatever the mode, and revocation answers when the policy is enabled.
     public var fetcher: (any RevocationFetching)?
     /// Whether a CRL signed by another certificate than the issuer may be believed once its
     /// signer's path validates (RFC 5280 §6.3.3 (f)). False only inside that signer's own path
@@ -85,6 +87,9 @@ public struct CertificateRevocationStatus: Sendable, Hashable, CustomStringConve
     public let reason: RevocationReason?
     /// What was found, including why answers were not usable.
     public let detail: String
+    /// For a good status, when the deciding answer is due again: its nextUpdate (an OCSP response
+    /// without one: a day after its thisUpdate, as the engine judges it); nil otherwise.
+    public internal(set) var validUntil: Date?
 
     public var description: String {
         "depth \(certificateIndex): \(status.rawValue)\(source.map { " (\($0.rawValue))" } ?? ""): \(detail)"

@@ -64,7 +64,7 @@ struct PinningDocExampleTests {
 
     @Test("the Android example parses with its res/ folder, in a release and a debug build")
     func androidExample() throws {
-        let xml = try #require(try Self.blocks("xml").first)
+        let xml = try #require(try Self.blocks("xml").first { $0.contains("<network-security-config") })
         try TemporaryDirectory.with { dir in
             let res = dir.appendingPathComponent("res")
             try FileManager.default.createDirectory(at: res.appendingPathComponent("xml"), withIntermediateDirectories: true)
@@ -82,6 +82,16 @@ struct PinningDocExampleTests {
             let debug = try PinningConfiguration(contentsOfAndroidNetworkSecurityConfigFile: file.path, debugBuild: true)
             #expect(debug.trustAnchors(for: "api.example.com")?.pinOverridingCertificates == [debugCA.certificate])
         }
+    }
+
+    @Test("the ATS example, inside an Info.plist, pins a leaf and a CA identity, both required")
+    func atsExample() throws {
+        let fragment = try #require(try Self.blocks("xml").first { $0.contains("NSPinnedDomains") })
+        let plist = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict>\(fragment)</dict></plist>"
+        let configuration = try PinningConfiguration(trustKitInfoPlist: Array(plist.utf8))
+        let set = try #require(configuration.pinSet(for: "v1.api.example.com"))
+        #expect(set.pins.map(\.position) == [.leaf, .certificateAuthority] || set.pins.map(\.position) == [.certificateAuthority, .leaf])
+        #expect(set.requiresMatchAtEveryPosition && set.includesSubdomains)
     }
 
     @Test func theJSONExampleParses() throws {

@@ -1,8 +1,9 @@
-/// Fetches OCSP responses and CRLs over plain HTTP/1.1 for the engine (``RevocationFetching``).
+/// Fetches OCSP responses, CRLs and caIssuers certificates over plain HTTP/1.1 for the engine
+/// (``RevocationFetching``).
 ///
 /// OCSP is a POST of the DER request with `Content-Type: application/ocsp-request` (RFC 6960
-/// Appendix A.1, RFC 5019 §5); a CRL is a GET of the distribution point's URL. Both are plain
-/// `http://` because the answers are signed and verified by the engine: TLS would add nothing but
+/// Appendix A.1, RFC 5019 §5); a CRL or an issuer certificate is a GET of the certificate's URL.
+/// All are plain `http://` because the answers are signed and verified by the engine: TLS would add nothing but
 /// a second revocation problem. Every other scheme is refused by name, as is a redirect to one.
 ///
 /// The servers are named by certificates, so any of them may be hostile: the whole exchange,
@@ -31,15 +32,21 @@ public struct HTTPRevocationFetcher: RevocationFetching {
         public var maximumHeaderSize: Int
         /// How many redirects are followed (each only to another `http://` URL).
         public var maximumRedirects: Int
+        /// The largest caIssuers body accepted: one certificate, or a certs-only PKCS#7 bundle of a
+        /// few (real ones are a few KiB).
+        public var maximumIssuerCertificatesSize: Int
 
-        /// 5 s, 64 KiB per OCSP response, 16 MiB per CRL, 16 KiB of header, 3 redirects.
+        /// 5 s, 64 KiB per OCSP response, 16 MiB per CRL, 16 KiB of header, 3 redirects, 64 KiB
+        /// per caIssuers answer.
         public init(timeout: Duration = .seconds(5), maximumOCSPResponseSize: Int = 64 * 1024,
-                    maximumCRLSize: Int = 16 * 1024 * 1024, maximumHeaderSize: Int = 16 * 1024, maximumRedirects: Int = 3) {
+                    maximumCRLSize: Int = 16 * 1024 * 1024, maximumHeaderSize: Int = 16 * 1024, maximumRedirects: Int = 3,
+                    maximumIssuerCertificatesSize: Int = 64 * 1024) {
             self.timeout = timeout
             self.maximumOCSPResponseSize = maximumOCSPResponseSize
             self.maximumCRLSize = maximumCRLSize
             self.maximumHeaderSize = maximumHeaderSize
             self.maximumRedirects = maximumRedirects
+            self.maximumIssuerCertificatesSize = maximumIssuerCertificatesSize
         }
     }
 
@@ -63,6 +70,12 @@ public struct HTTPRevocationFetcher: RevocationFetching {
     public func fetchCRL(from url: String, deadline: ContinuousClock.Instant) throws -> [UInt8] {
         try exchange(Request(method: "GET", contentType: nil, accept: "application/pkix-crl, application/x-pkcs7-crl, */*", body: nil),
                      url: url, deadline: deadline, bodyLimit: limits.maximumCRLSize)
+    }
+
+    /// GETs what the caIssuers URL `url` serves (a DER certificate or a certs-only PKCS#7 bundle).
+    public func fetchIssuerCertificates(from url: String, deadline: ContinuousClock.Instant) throws -> [UInt8] {
+        try exchange(Request(method: "GET", contentType: nil, accept: "application/pkix-cert, application/pkcs7-mime", body: nil),
+                     url: url, deadline: deadline, bodyLimit: limits.maximumIssuerCertificatesSize)
     }
 
     struct Request {

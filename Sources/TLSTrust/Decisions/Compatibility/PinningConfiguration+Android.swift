@@ -23,6 +23,12 @@ import FoundationXML
 /// - `<pin-set>`: `<pin digest="SHA-256">` (the only digest Android defines) and `expiration`
 ///   (`yyyy-MM-dd`). Android always enforces and needs no backup pin, so imported sets allow a
 ///   single pin (``PinningConfiguration/lint(chains:at:)`` still warns about one).
+/// - `<trustkit-config>` (TrustKit-Android's extension of the same file, inside a `<domain-config>`
+///   and inherited by nested ones, as TrustKit-Android inherits it): `enforcePinning="false"`
+///   makes the domain's pin set report-only (TrustKit-Android's meaning; absent or `true`, Android's
+///   own enforcement holds), each `<report-uri>` (http or https) receives failure reports, and
+///   `disableDefaultReportUri` is accepted either way — TLSTrust has no default report URI, so
+///   reports go only to the `<report-uri>`s. Any other attribute or child is an error naming it.
 /// - `cleartextTrafficPermitted` is accepted: TLSTrust makes no cleartext connection, so there is
 ///   nothing it could permit. `tools:` and `xmlns` attributes (Android Studio's lint annotations)
 ///   have no run-time meaning and are accepted.
@@ -96,13 +102,20 @@ extension PinningConfiguration {
         var order: [String] = []
         var counter = 0
         func visit(_ config: XMLTree, inherited: (pins: [SPKIPin], expiration: Date?)?, anchors inheritedAnchors: ConfiguredTrustAnchors?,
-                   path: String) throws {
+                   trustKit inheritedTrustKit: AndroidTrustKitConfig, path: String) throws {
             counter += 1
             guard counter <= Self.maximumDomains else {
                 throw PinningError(.malformedConfiguration, "more than \(Self.maximumDomains) domain-configs", keyPath: path)
             }
             try Self.androidCheck(config, at: path, attributes: ["cleartextTrafficPermitted"],
-                                  children: ["domain", "pin-set", "trust-anchors", "domain-config"])
+                                  children: ["domain", "pin-set", "trust-anchors", "domain-config", "trustkit-config"])
+            let trustKitConfigs = config.children.filter { $0.name == "trustkit-config" }
+            guard trustKitConfigs.count <= 1 else {
+                throw PinningError(.malformedConfiguration, "more than one <trustkit-config>", keyPath: path)
+            }
+            let trustKit = try trustKitConfigs.first.map {
+                try Self.androidTrustKitConfig($0, inheriting: inheritedTrustKit, at: path + ".trustkit-config")
+            } ?? inheritedTrustKit
             let pinSets = config.children.filter { $0.name == "pin-set" }
             guard pinSets.count <= 1 else {
                 throw PinningError(.malformedConfiguration, "more than one <pin-set>", keyPath: path)
@@ -130,7 +143,8 @@ extension PinningConfiguration {
                     // domain-config alone).
                     let set = if let own, !own.pins.isEmpty {
                         try PinSet(domain: name, pins: own.pins, includesSubdomains: include, expiration: own.expiration,
-                                   enforces: true, allowsSinglePin: true)
+                                   enforces: trustKit.enforcePinning ?? true, reportURIs: trustKit.reportURIs ?? [],
+                                   allowsSinglePin: true)
                     } else {
                         try PinSet.excluded(domain: name, includesSubdomains: include)
                     }
@@ -144,11 +158,11 @@ extension PinningConfiguration {
                 }
             }
             for (i, child) in config.children.filter({ $0.name == "domain-config" }).enumerated() {
-                try visit(child, inherited: own, anchors: anchors, path: "\(path).domain-config[\(i)]")
+                try visit(child, inherited: own, anchors: anchors, trustKit: trustKit, path: "\(path).domain-config[\(i)]")
             }
         }
         for (i, config) in root.children.filter({ $0.name == "domain-config" }).enumerated() {
-            try visit(config, inherited: nil, anchors: baseAnchors, path: "\(top).domain-config[\(i)]")
+            try visit(config, inherited: nil, anchors: baseAnchors, trustKit: AndroidTrustKitConfig(), path: "\(top).domain-config[\(i)]")
         }
         try self.init(order.compactMap { entries[$0]?.pins })
         for domain in order {
@@ -200,6 +214,32 @@ extension PinningConfiguration {
     }
 
     /// A `true`/`false` attribute (false when absent); any other value is an error naming it.
+    /// A `<trustkit-config>`: what it sets, over what its enclosing domain-config set.
+    static func androidTrustKitConfig(_ element: XMLTree, inheriting parent: AndroidTrustKitConfig, at path: String) throws -> AndroidTrustKitConfig {
+        try androidCheck(element, at: path, attributes: ["enforcePinning", "disableDefaultReportUri"], children: ["report-uri"])
+        var result = parent
+        if element.attributes["enforcePinning"] != nil {
+            result.enforcePinning = try androidBool(element, "enforcePinning", at: path)
+        }
+        _ = try androidBool(element, "disableDefaultReportUri", at: path)
+        let uris = element.children.filter { $0.name == "report-uri" }
+        if !uris.isEmpty {
+            guard uris.count <= 16 else {
+                throw PinningError(.malformedConfiguration, "\(uris.count) <report-uri>s; at most 16", keyPath: path)
+            }
+            result.reportURIs = try uris.enumerated().map { i, uri in
+                let uriPath = "\(path).report-uri[\(i)]"
+                try androidCheck(uri, at: uriPath, attributes: [], children: [], text: true)
+                let text = uri.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard let url = reportURL(text) else {
+                    throw PinningError(.malformedConfiguration, "not an http(s) URL: \(PinningError.quote(text))", keyPath: uriPath)
+                }
+                return url
+            }
+        }
+        return result
+    }
+
     static func androidBool(_ element: XMLTree, _ name: String, at path: String) throws -> Bool {
         switch element.attributes[name] {
         case nil, "false": return false
@@ -366,4 +406,11 @@ final class XMLTree {
             stack.last?.text += String(decoding: block, as: UTF8.self)
         }
     }
+}
+
+/// What a TrustKit-Android `<trustkit-config>` sets for its domain-config and those nested in
+/// it; nil: not set (the enclosing one's value, else Android's: enforced, no reports).
+struct AndroidTrustKitConfig {
+    var enforcePinning: Bool?
+    var reportURIs: [URL]?
 }

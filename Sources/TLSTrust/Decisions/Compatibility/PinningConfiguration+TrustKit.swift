@@ -19,6 +19,9 @@ import Foundation
 /// true asks to skip pins for chains ending at a user-installed CA, a distinction Linux's single
 /// system store cannot make, so it is refused rather than silently enforced differently.
 /// Any other key is an error naming it.
+///
+/// The same Info.plist may pin with App Transport Security (`NSPinnedDomains`); both are read
+/// (PinningConfiguration+ATS.swift).
 extension PinningConfiguration {
     /// Parses an Info.plist holding `TSKConfiguration`, or a plist that is that dictionary itself
     /// (XML or binary).
@@ -43,7 +46,28 @@ extension PinningConfiguration {
         guard let root = plist as? [String: Any] else {
             throw PinningError(.malformedConfiguration, "expected a dictionary at the top of the property list")
         }
-        try self.init(trustKitConfiguration: root)
+        // An Info.plist may pin with ATS (NSAppTransportSecurity.NSPinnedDomains), with TrustKit,
+        // or with both (TrustKit for older systems); both are applied, and a domain both pin is
+        // an error naming it rather than one silently winning.
+        let atsSets = try Self.atsPinSets(in: root)
+        let hasTrustKit = root["TSKConfiguration"] != nil || root["TSKPinnedDomains"] != nil
+        guard let atsSets else {
+            try self.init(trustKitConfiguration: root)
+            return
+        }
+        var sets = atsSets
+        if hasTrustKit {
+            let trustKit = try PinningConfiguration(trustKitConfiguration: root)
+            for set in trustKit.sortedPinSets {
+                if atsSets.contains(where: { $0.pattern == set.pattern }) {
+                    throw PinningError(.malformedConfiguration,
+                        "pinned by both NSAppTransportSecurity.NSPinnedDomains and TSKPinnedDomains: give one",
+                        keyPath: "NSPinnedDomains[\(PinningError.quote(set.pattern))]")
+                }
+                sets.append(set)
+            }
+        }
+        try self.init(sets)
     }
 
     /// TrustKit's configuration dictionary as written in code.

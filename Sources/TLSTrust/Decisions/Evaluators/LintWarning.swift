@@ -12,7 +12,7 @@ public struct LintWarning: Sendable, Hashable, CustomStringConvertible {
         enum Value: String, Sendable, CaseIterable {
             case domainValidationDisabled, allowInvalidCertificates, allowInvalidCertificatesWithPublicKeyPinning
             case trustEvaluationDisabled, noPins, hostsNotEvaluated
-            case singlePin, noBackupPin, certificateHashAsPin, expiredPinSet
+            case singlePin, noBackupPin, certificateHashAsPin, expiredPinSet, weakPinDigest
             case commonNameNotInSubjectAltName, leafIsCertificateAuthority
         }
         let value: Value
@@ -39,6 +39,9 @@ public struct LintWarning: Sendable, Hashable, CustomStringConvertible {
         public static let certificateHashAsPin = Code(.certificateHashAsPin)
         /// The pin set's expiry date has passed: it no longer applies.
         public static let expiredPinSet = Code(.expiredPinSet)
+        /// A pin is a SHA-1 digest (OkHttp's `sha1/`): applied, but SHA-1 is no longer
+        /// collision-resistant; pin with `sha256/`.
+        public static let weakPinDigest = Code(.weakPinDigest)
         /// A certificate's subject commonName names a host or address that none of its
         /// subjectAltNames carries (CA/B Forum BR §7.1.4.3). Harmless to TLSTrust, which never
         /// reads the CN of a certificate with subjectAltNames, but misleading to people and to

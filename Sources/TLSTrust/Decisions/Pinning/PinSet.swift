@@ -42,6 +42,11 @@ public struct PinSet: Sendable, Hashable {
     /// The set says "no pinning here": a subdomain excluded from a parent's `includesSubdomains`
     /// (TrustKit's `TSKExcludeSubdomainFromParentPolicy`).
     public let excludesParentPolicy: Bool
+    /// Whether a pin must match at every position the pins name, rather than any one pin anywhere:
+    /// ATS's `NSPinnedLeafIdentities` beside `NSPinnedCAIdentities` ("if you specify both, ATS
+    /// requires a match in each category"). Pins are grouped by ``SPKIPin/position``; each group
+    /// needs one match at its position. False (default): any one pin accepts.
+    public let requiresMatchAtEveryPosition: Bool
 
     /// The most pins one set may hold; more is a configuration error, not a longer loop per handshake.
     public static let maximumPins = 64
@@ -56,10 +61,13 @@ public struct PinSet: Sendable, Hashable {
     ///   - enforces: default true; false is report-only.
     ///   - reportURIs: default none.
     ///   - allowsSinglePin: default false.
+    ///   - requiresMatchAtEveryPosition: default false (any one pin accepts); see
+    ///     ``requiresMatchAtEveryPosition``.
     /// - Throws: ``PinningError`` `.invalidPinSet` naming the rule broken.
     public init(
         domain: String, pins: [SPKIPin], includesSubdomains: Bool = false, expiration: Date? = nil,
-        enforces: Bool = true, reportURIs: [URL] = [], allowsSinglePin: Bool = false
+        enforces: Bool = true, reportURIs: [URL] = [], allowsSinglePin: Bool = false,
+        requiresMatchAtEveryPosition: Bool = false
     ) throws {
         let pattern = try Self.parsePattern(domain, includesSubdomains: includesSubdomains)
         self.domain = pattern.domain
@@ -79,6 +87,7 @@ public struct PinSet: Sendable, Hashable {
         self.reportURIs = reportURIs
         self.allowsSinglePin = allowsSinglePin
         self.excludesParentPolicy = false
+        self.requiresMatchAtEveryPosition = requiresMatchAtEveryPosition
     }
 
     /// Pins for one connection's host whatever it is — a DNS name or an IP literal — as curl's
@@ -97,6 +106,7 @@ public struct PinSet: Sendable, Hashable {
         reportURIs = []
         allowsSinglePin = true
         excludesParentPolicy = false
+        requiresMatchAtEveryPosition = false
     }
 
     /// A set that turns pinning off for `domain`, inside a parent domain's `includesSubdomains`.
@@ -123,6 +133,7 @@ public struct PinSet: Sendable, Hashable {
         reportURIs = []
         allowsSinglePin = false
         excludesParentPolicy = true
+        requiresMatchAtEveryPosition = false
     }
 
     /// The key of the set in a ``PinningConfiguration``: `*.domain` for a one-label pattern, the
@@ -158,7 +169,11 @@ public struct PinSet: Sendable, Hashable {
             throw PinningError(.invalidPinSet,
                 "not a DNS name (ASCII letters, digits, hyphens) nor a pattern *.name / **.name: \(PinningError.quote(original ?? domain))")
         }
-        if includesSubdomains && PublicSuffixList.shared.isPublicSuffix(labels) {
+        // Android accepts includeSubdomains on a single label such as `localhost`; so does
+        // TLSTrust. Over a suffix the public suffix list names (`com`, `co.uk`) it would pin
+        // every site of strangers under it — a configuration mistake that locks the app out of
+        // every one of them — and is refused.
+        if includesSubdomains && PublicSuffixList.shared.namesPublicSuffix(labels) {
             throw PinningError(.invalidPinSet,
                 "includeSubdomains over a public suffix would pin every site under it: \(PinningError.quote(original ?? domain))")
         }
@@ -185,21 +200,25 @@ public struct PinSet: Sendable, Hashable {
     }
 
     /// The first pin (in the order given) that matches a certificate of `chain` at a position
-    /// the pin allows, or nil.
+    /// the pin allows, or nil. With ``requiresMatchAtEveryPosition``, nil unless every position
+    /// the pins name has a match.
     ///
     /// Only a ``ValidatedChain`` can be checked, never the list a peer presented. Every pin is
     /// compared with every key whatever matches first, so the time depends only on the sizes.
     public func match(_ chain: ValidatedChain) -> PinMatch? {
         var found: (pin: SPKIPin, index: Int)?
+        var matchedPositions = Set<SPKIPin.Position>()
         let keys = chain.publicKeys
         for pin in pins {
             for index in keys.indices {
                 let equal = pin.matches(keys[index])
-                if equal && found == nil && pin.position.admits(chain.positions(at: index)) {
-                    found = (pin, index)
+                if equal && pin.position.admits(chain.positions(at: index)) {
+                    matchedPositions.insert(pin.position)
+                    if found == nil { found = (pin, index) }
                 }
             }
         }
+        if requiresMatchAtEveryPosition && matchedPositions != Set(pins.map(\.position)) { return nil }
         return found.map { PinMatch(pin: $0.pin.description, at: $0.index, in: chain) }
     }
 }

@@ -15,6 +15,10 @@ extension PinSet {
             warnings.append(LintWarning(.expiredPinSet, subject: domain,
                 "the pin set expired on \(ISO8601DateFormatter().string(from: expiration)): it no longer applies, only default validation runs"))
         }
+        for (i, pin) in pins.enumerated() where pin.algorithm.isWeak {
+            warnings.append(LintWarning(.weakPinDigest, subject: domain,
+                "pins[\(i)] is a \(pin.algorithm) pin (\(pin.text)): applied, but SHA-1 is broken for collisions; replace it with the sha256/ pin of the same key ('tlstrust pin')"))
+        }
         if enforces && Set(pins.map(PinKey.init)).count < 2 {
             warnings.append(LintWarning(.singlePin, subject: domain,
                 "one pin while enforcing: if that key is lost or rotated, every client is locked out; add a backup pin"))

@@ -118,7 +118,8 @@ extension PinningConfiguration {
             do { return try PinSet.excluded(domain: domain, includesSubdomains: include) } catch let error as PinningError { throw error.at(path) }
         }
         try JSONValue.allowOnly(
-            ["pins", "includeSubdomains", "expiration", "enforce", "allowSinglePin", "reportURIs", "exclude"], in: entry, at: path)
+            ["pins", "includeSubdomains", "expiration", "enforce", "allowSinglePin", "reportURIs", "exclude", "requireEveryPosition"],
+            in: entry, at: path)
         guard let pinsValue = entry["pins"] else {
             throw PinningError(.malformedConfiguration, "missing key \"pins\"", keyPath: path)
         }
@@ -133,13 +134,14 @@ extension PinningConfiguration {
         let includeSubdomains = try entry["includeSubdomains"].map { try $0.bool(at: path + ".includeSubdomains") } ?? false
         let enforce = try entry["enforce"].map { try $0.bool(at: path + ".enforce") } ?? true
         let allowSinglePin = try entry["allowSinglePin"].map { try $0.bool(at: path + ".allowSinglePin") } ?? false
+        let everyPosition = try entry["requireEveryPosition"].map { try $0.bool(at: path + ".requireEveryPosition") } ?? false
         let expiration = try entry["expiration"].map { try Self.date($0, at: path + ".expiration") }
         let reports = try entry["reportURIs"].map { try Self.reportURIs($0, at: path + ".reportURIs") } ?? []
         do {
             return try PinSet(
                 domain: domain, pins: pins, includesSubdomains: includeSubdomains, expiration: expiration,
                 enforces: enforce, reportURIs: reports + sharedReports.filter { !reports.contains($0) },
-                allowsSinglePin: allowSinglePin)
+                allowsSinglePin: allowSinglePin, requiresMatchAtEveryPosition: everyPosition)
         } catch let error as PinningError {
             throw error.at(path)
         }
@@ -158,7 +160,7 @@ extension PinningConfiguration {
                 let name = try p.string(at: path + ".position")
                 guard let parsed = SPKIPin.Position(rawValue: name) else {
                     throw PinningError(.malformedConfiguration,
-                        "not a position (any, leaf, intermediate, root): \(PinningError.quote(name))", keyPath: path + ".position")
+                        "not a position (any, leaf, intermediate, root, ca): \(PinningError.quote(name))", keyPath: path + ".position")
                 }
                 position = parsed
             }
@@ -248,6 +250,7 @@ extension PinningConfiguration {
         }
         lines.append("\"enforce\": \(set.enforces)")
         if set.allowsSinglePin { lines.append("\"allowSinglePin\": true") }
+        if set.requiresMatchAtEveryPosition { lines.append("\"requireEveryPosition\": true") }
         if !set.reportURIs.isEmpty {
             lines.append("\"reportURIs\": [" + set.reportURIs.map { jsonString($0.absoluteString) }.joined(separator: ", ") + "]")
         }

@@ -1,6 +1,7 @@
 /// One SPKI-hash pin: a digest of a SubjectPublicKeyInfo, and where in the chain it may match.
 ///
-/// The text form is HPKP's and OkHttp's, `sha256/<base64>` (also `sha384/` and `sha512/`): the
+/// The text form is HPKP's and OkHttp's, `sha256/<base64>` (also `sha384/`, `sha512/`, and
+/// OkHttp's `sha1/`, applied but weak: `lint` flags it, ``LintWarning/Code/weakPinDigest``): the
 /// hash of the whole SPKI DER, as
 /// `openssl x509 -pubkey -noout -in C | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`
 /// prints it. A pin names a key, not a certificate, so it survives a re-issued certificate with
@@ -13,10 +14,17 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
     /// The digest algorithm of a pin.
     public enum Algorithm: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         case sha256, sha384, sha512
+        /// OkHttp's `sha1/` pins (OkHttp 2 wrote only these): read and applied so that an
+        /// existing configuration keeps working, and flagged by `lint` as weak.
+        case sha1
+
+        /// Whether the digest is too weak to recommend (SHA-1).
+        public var isWeak: Bool { self == .sha1 }
 
         /// The digest's length in bytes.
         public var digestLength: Int {
             switch self {
+            case .sha1: 20
             case .sha256: 32
             case .sha384: 48
             case .sha512: 64
@@ -29,6 +37,7 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
             case .sha256: SHA256.hash(bytes)
             case .sha384: SHA512.hash384(bytes)
             case .sha512: SHA512.hash(bytes)
+            case .sha1: SHA1.hash(bytes)
             }
         }
 
@@ -45,6 +54,9 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
         case intermediate
         /// Only the anchor the chain ends at.
         case root
+        /// Any certificate of the validated chain but the leaf: an intermediate or the anchor
+        /// (ATS's `NSPinnedCAIdentities`: "a CA or sub-CA certificate in the chain").
+        case certificateAuthority = "ca"
 
         /// Whether a certificate at `positions` (see ``ValidatedChain/positions(at:)``) is at
         /// this position. A chain of one certificate is both leaf and root.
@@ -54,6 +66,7 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
             case .leaf: positions.contains(.leaf)
             case .intermediate: positions.contains(.intermediate)
             case .root: positions.contains(.root)
+            case .certificateAuthority: !positions.isEmpty && !positions.contains(.leaf)
             }
         }
 
@@ -88,7 +101,7 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
         }
         let prefix = String(text[..<slash]).lowercased()
         guard let algorithm = Algorithm(rawValue: prefix) else {
-            throw PinningError(.malformedPin, "not a sha256/ pin (nor sha384/, sha512/): \(PinningError.quote(text))")
+            throw PinningError(.malformedPin, "not a sha256/ pin (nor sha384/, sha512/, sha1/): \(PinningError.quote(text))")
         }
         let body = text[text.index(after: slash)...]
         guard !body.isEmpty, !body.utf8.contains(where: { $0 <= 0x20 }), let digest = Base64.decode(Array(body.utf8)) else {

@@ -24,11 +24,12 @@ struct RevocationChecker<Backend: TrustBackend> {
     /// The evaluation's request, for the paths of separate CRL signers (nil: not built).
     let request: TrustEvaluationRequest?
 
-    init(inputs: RevocationInputs, backend: Backend, date: Date, request: TrustEvaluationRequest? = nil) {
+    init(inputs: RevocationInputs, backend: Backend, date: Date, request: TrustEvaluationRequest? = nil,
+         fetchBudget: RevocationFetchBudget = RevocationFetchBudget()) {
         self.inputs = inputs
         self.backend = backend
         self.date = date
-        self.fetchBudget = RevocationFetchBudget()
+        self.fetchBudget = fetchBudget
         self.request = request
     }
 
@@ -72,35 +73,49 @@ struct RevocationChecker<Backend: TrustBackend> {
         return CRLSignerPaths(request: request, backend: backend, anchor: anchor)
     }
 
-    private typealias Candidate = (answer: RevocationAnswer, source: CertificateRevocationStatus.Source)
+    /// An answer, where it came from, and when it is due again (see ``CertificateRevocationStatus/validUntil``).
+    private typealias Candidate = (answer: RevocationAnswer, source: CertificateRevocationStatus.Source, validUntil: Date?)
+
+    /// When an OCSP response's answer about `certificate` is due again.
+    private static func validUntil(_ response: OCSPResponse, for certificate: Certificate, issuer: Certificate) -> Date? {
+        response.responses.first { $0.certID.identifies(certificate, issuedBy: issuer) }.map {
+            $0.nextUpdate ?? $0.thisUpdate.addingTimeInterval(RevocationClock.maximumAgeWithoutNextUpdate)
+        }
+    }
+
+    /// When the first of the CRLs that answered is due again.
+    private static func validUntil(_ crls: [CertificateRevocationList]) -> Date? {
+        crls.map { $0.nextUpdate ?? $0.thisUpdate.addingTimeInterval(RevocationClock.maximumAgeWithoutNextUpdate) }.min()
+    }
 
     private func status(of certificate: Certificate, issuer: Certificate, index: Int, crlAlgorithm: CRLStatusAlgorithm<Backend>,
                         ocspJudge: OCSPJudge<Backend>, meter: inout BudgetMeter) throws -> CertificateRevocationStatus {
         var notes: [String] = []
-        var good: (CertificateRevocationStatus.Source, String)?
+        var good: (CertificateRevocationStatus.Source, String, Date?)?
         // Every answer at hand is judged: one that says revoked must never hide behind one that says good.
-        for (answer, source) in try answersAtHand(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, judgeOCSP: ocspJudge, meter: &meter) {
+        for (answer, source, validUntil) in try answersAtHand(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, judgeOCSP: ocspJudge, meter: &meter) {
             switch answer {
             case .status(.revoked, let at, let reason, let detail):
                 return CertificateRevocationStatus(certificateIndex: index, status: .revoked, source: source,
                                                    revocationDate: at, reason: reason, detail: detail)
             case .status(_, _, _, let detail):
-                if good == nil { good = (source, detail) }
+                if good == nil { good = (source, detail, validUntil) }
             case .unusable(let why):
                 notes.append(why)
             case .notApplicable:
                 continue
             }
         }
-        if let (source, detail) = good {
+        if let (source, detail, validUntil) = good {
             return CertificateRevocationStatus(certificateIndex: index, status: .good, source: source,
-                                               revocationDate: nil, reason: nil, detail: detail)
+                                               revocationDate: nil, reason: nil, detail: detail, validUntil: validUntil)
         }
         if let fetched = try fetch(for: certificate, issuer: issuer, crlAlgorithm: crlAlgorithm, judge: ocspJudge, notes: &notes) {
-            let (answer, source) = fetched
+            let (answer, source, validUntil) = fetched
             if case .status(let status, let at, let reason, let detail) = answer {
                 return CertificateRevocationStatus(certificateIndex: index, status: status, source: source,
-                                                   revocationDate: at, reason: reason, detail: detail)
+                                                   revocationDate: at, reason: reason, detail: detail,
+                                                   validUntil: status == .good ? validUntil : nil)
             }
         }
         let detail = notes.isEmpty ? "no CRL or OCSP response for this certificate" : notes.joined(separator: "; ")
@@ -120,20 +135,22 @@ struct RevocationChecker<Backend: TrustBackend> {
                 do {
                     response = try ParsedOCSPResponses.parse(bytes)
                 } catch {
-                    ocsp.append((.unusable("a \(source == .stapledOCSPResponse ? "stapled" : "given") OCSP response is malformed: \(error)"), source))
+                    ocsp.append((.unusable("a \(source == .stapledOCSPResponse ? "stapled" : "given") OCSP response is malformed: \(error)"), source, nil))
                     continue
                 }
-                ocsp.append((try judgeOCSP.judge(response, for: certificate, issuer: issuer, meter: &meter), source))
+                ocsp.append((try judgeOCSP.judge(response, for: certificate, issuer: issuer, meter: &meter), source,
+                             Self.validUntil(response, for: certificate, issuer: issuer)))
             }
             if let cached = RevocationAnswerCache.shared.ocspResponse(for: certificate, issuer: issuer, at: date) {
-                ocsp.append((try judgeOCSP.judge(cached, for: certificate, issuer: issuer, meter: &meter), .cachedOCSPResponse))
+                ocsp.append((try judgeOCSP.judge(cached, for: certificate, issuer: issuer, meter: &meter), .cachedOCSPResponse,
+                             Self.validUntil(cached, for: certificate, issuer: issuer)))
             }
         }
         if policy.methods.contains(.crl) {
             let cached = RevocationAnswerCache.shared.crls(for: certificate, at: date)
             let outcome = try crlAlgorithm.status(of: certificate, issuer: issuer, crls: inputs.crls + cached, meter: &meter)
             let fromCache = outcome.used.contains { used in cached.contains(used) && !inputs.crls.contains(used) }
-            crl.append((outcome.answer, fromCache ? .cachedCRL : .crl))
+            crl.append((outcome.answer, fromCache ? .cachedCRL : .crl, Self.validUntil(outcome.used)))
         }
         return policy.prefersCRL ? crl + ocsp : ocsp + crl
     }
@@ -172,7 +189,7 @@ struct RevocationChecker<Backend: TrustBackend> {
                         switch answer {
                         case .status:
                             RevocationAnswerCache.shared.insert(response, for: certificate, issuer: issuer)
-                            return (answer, .fetchedOCSPResponse)
+                            return (answer, .fetchedOCSPResponse, Self.validUntil(response, for: certificate, issuer: issuer))
                         case .unusable(let why): notes.append("fetched from \(url): \(why)")
                         case .notApplicable: notes.append("fetched from \(url): the response is about another certificate")
                         }
@@ -194,7 +211,7 @@ struct RevocationChecker<Backend: TrustBackend> {
                         case .status:
                             let kept = outcome.used.filter(fetched.contains)
                             if !kept.isEmpty { RevocationAnswerCache.shared.insert(kept, from: url) }
-                            return (outcome.answer, .fetchedCRL)
+                            return (outcome.answer, .fetchedCRL, Self.validUntil(outcome.used))
                         case .unusable(let why): notes.append("fetched from \(url): \(why)")
                         case .notApplicable: notes.append("fetched from \(url): no CRL served there covers this certificate")
                         }
@@ -216,7 +233,8 @@ struct RevocationChecker<Backend: TrustBackend> {
 /// One place the checker may fetch from.
 private enum FetchTarget { case ocsp(String), crl(String) }
 
-/// How much one evaluation may fetch: a few requests, and a deadline for all of them, so that a
+/// How much one evaluation may fetch — revocation answers and missing issuers alike
+/// (``MissingIssuerFetch``): a few requests, and a deadline for all of them, so that a
 /// chain naming a hundred slow responders cannot hold an evaluation for long — and a validation
 /// budget of its own for what the fetches bring (signatures of fetched CRLs and OCSP responses,
 /// their signers' paths), so that hostile answers from the network spend this budget, never the

@@ -176,6 +176,16 @@ final class PublicSuffixList: Sendable {
         return sawICANN ? icann : all
     }
 
+    /// Whether the list itself names the domain made of `labels` as a public suffix. Unlike
+    /// ``isPublicSuffix(_:)``, a single label counts only when the list names it (a top-level
+    /// domain such as `com`, or one under a wildcard rule); `localhost` or an intranet's `corp`
+    /// do not. Without a list every single label counts (fail closed).
+    func namesPublicSuffix(_ labels: [Substring]) -> Bool {
+        guard labels.count == 1 else { return isPublicSuffix(labels) }
+        let label = String(labels[0])
+        return !isLoaded || rules.contains(label) || wildcards.contains(label)
+    }
+
     /// Whether the domain made of `labels` is itself a public suffix (a single label always is).
     func isPublicSuffix(_ labels: [Substring]) -> Bool {
         guard labels.count > 1 else { return true }

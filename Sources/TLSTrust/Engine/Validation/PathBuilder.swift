@@ -40,17 +40,23 @@ struct PathBuilder<Backend: TrustBackend> {
         var unsupported: String?
     }
 
-    init(request: TrustEvaluationRequest, backend: Backend, budget: ValidationBudget) {
+    /// - Parameters:
+    ///   - fetched: intermediates fetched from caIssuers URLs (``MissingIssuerFetch``), candidates
+    ///     exactly as the presented ones are, after them.
+    ///   - fetchBudget: the evaluation's one budget for the network, shared with revocation fetches.
+    init(request: TrustEvaluationRequest, backend: Backend, budget: ValidationBudget, fetched: [Certificate] = [],
+         fetchBudget: RevocationFetchBudget = RevocationFetchBudget()) {
         self.request = request
         self.backend = backend
         self.anchors = request.anchors.index
         var seen = Set<Certificate>()
         self.intermediatesBySubject = Dictionary(
-            grouping: request.intermediates.filter { $0 != request.leaf && seen.insert($0).inserted },
+            grouping: (request.intermediates + fetched).filter { $0 != request.leaf && seen.insert($0).inserted },
             by: { $0.subject.normalized })
         self.validator = PathValidator(request: request)
         self.revocation = request.revocation.policy.isEnabled
-            ? RevocationChecker(inputs: request.revocation, backend: backend, date: request.verificationDate, request: request) : nil
+            ? RevocationChecker(inputs: request.revocation, backend: backend, date: request.verificationDate, request: request,
+                                fetchBudget: fetchBudget) : nil
         self.maximumPathLength = budget.maximumPathLength
     }
 

@@ -34,7 +34,22 @@ struct ValidationEngine<Backend: TrustBackend> {
     /// the path's validity the builder would reach and accept the same path again.
     func evaluateReportingReuse() -> (evaluation: TrustEvaluation, reusable: Bool) {
         var meter = BudgetMeter(budget)
-        let outcome = PathBuilder(request: request, backend: backend, budget: budget).build(meter: &meter)
+        let fetchBudget = RevocationFetchBudget()
+        var outcome = PathBuilder(request: request, backend: backend, budget: budget, fetchBudget: fetchBudget).build(meter: &meter)
+        var issuerNotes: [String] = []
+        // No path reached an anchor with what the peer sent: when the app allows the network, ask
+        // the caIssuers URL of the certificate where building stopped, and build again with what
+        // came back — until a path is found, or nothing new comes (each URL is asked once).
+        if let fetcher = request.revocation.fetcher {
+            var issuers = MissingIssuerFetch(fetcher: fetcher, budget: fetchBudget, date: request.verificationDate)
+            while outcome.trusted == nil, outcome.firstRejected == nil, outcome.exhausted == nil {
+                let top = outcome.deepestDeadEnd.last ?? request.leaf
+                guard !top.isSelfIssued, issuers.fetchIssuers(of: top) else { break }
+                outcome = PathBuilder(request: request, backend: backend, budget: budget, fetched: issuers.certificates,
+                                      fetchBudget: fetchBudget).build(meter: &meter)
+            }
+            issuerNotes = issuers.notes
+        }
         let name = backend.name
 
         if let path = outcome.trusted {
@@ -44,10 +59,10 @@ struct ValidationEngine<Backend: TrustBackend> {
             let evaluation = ResultCheck.checked(trusted, for: request)
             return (evaluation, evaluation.isTrusted && outcome.firstRejected == nil && outcome.exhausted == nil)
         }
-        return (untrusted(outcome), false)
+        return (untrusted(outcome, issuerNotes: issuerNotes), false)
     }
 
-    private func untrusted(_ outcome: PathBuilder<Backend>.Outcome) -> TrustEvaluation {
+    private func untrusted(_ outcome: PathBuilder<Backend>.Outcome, issuerNotes: [String] = []) -> TrustEvaluation {
         let name = backend.name
         if let unsupported = outcome.unsupported {
             return request.refusal(.unsupported, unsupported, backendName: name)
@@ -68,7 +83,8 @@ struct ValidationEngine<Backend: TrustBackend> {
                 failures.append(TrustFailure(
                     selfIssued ? .untrustedRoot : .unknownIssuer, certificateIndex: top, detail: selfIssued
                         ? "the path ends at a self-issued certificate that is not an anchor"
-                        : "no issuer of '\(chain[top].issuer)' among the anchors and intermediates"))
+                        : "no issuer of '\(chain[top].issuer)' among the anchors and intermediates"
+                          + (issuerNotes.isEmpty ? "" : " (\(issuerNotes.joined(separator: "; ")))")))
             }
             // A signature that failed below the top means a forged certificate. At a self-issued
             // top it only means a same-named anchor holds another key: the root is simply not trusted.

@@ -53,8 +53,10 @@ public struct RevocationPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Consult CRLs before OCSP when both could answer (Alamofire's `.preferCRL`).
     public var prefersCRL: Bool
     public var scope: Scope
-    /// Whether answers may be fetched over HTTP (OCSP from the AIA responder, CRLs from the
-    /// distribution points). Off by default: nothing is fetched unless the app allows it.
+    /// Whether the evaluation may use the network over HTTP: answers (OCSP from the AIA
+    /// responder, CRLs from the distribution points) when the mode is not ``Mode/off``, and, in
+    /// every mode, the issuers a server left out (the AIA caIssuers URL, when no path is found
+    /// with the certificates at hand). Off by default: nothing is fetched unless the app allows it.
     public var allowsNetworkFetch: Bool
     /// How far an OCSP response's thisUpdate may lie in the future, and its nextUpdate in the
     /// past, before it is refused as from the future or stale (default 5 minutes).

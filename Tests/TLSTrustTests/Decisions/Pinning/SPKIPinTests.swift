@@ -39,7 +39,7 @@ struct SPKIPinTests {
         ("", "not a sha256/ pin"),
         ("r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=", "not a sha256/ pin"),
         ("md5/AAAAAAAAAAAAAAAAAAAAAA==", "not a sha256/ pin"),
-        ("sha1/AAAAAAAAAAAAAAAAAAAAAAAAAAA=", "not a sha256/ pin"),
+        ("sha1/r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E=", "decodes to 32 bytes, a SHA1 digest has 20"),
         ("sha256/", "not base64"),
         ("sha256/not base64 at all!", "not base64"),
         ("sha256/r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E", "not base64"),
