@@ -22,7 +22,7 @@ let package = Package(
         .library(name: "TLSTrustBackendConformance", targets: ["TLSTrustBackendConformance"]),
         // Minting for tests: certificates, CRLs, OCSP responses and PKCS#12 files made at test time
         // relative to now (X509Builder, CRLBuilder, OCSPResponseBuilder, TestPKI, TestHierarchy),
-        // in pure Swift; the keys come from a key source product below (docs/testing.md).
+        // in pure Swift; the keys come from a key source product below (docs/architecture.md).
         .library(name: "TLSTrustPKI", targets: ["TLSTrustPKI"]),
         // The minting kit's keys in OpenSSL (every key type and size); links libcrypto.
         .library(name: "TLSTrustPKIOpenSSL", targets: ["TLSTrustPKIOpenSSL"]),

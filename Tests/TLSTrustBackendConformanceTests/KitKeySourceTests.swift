@@ -1,3 +1,4 @@
+import Foundation
 import TLSTrust
 import TLSTrustBackendConformance
 import TLSTrustOpenSSL
@@ -75,3 +76,54 @@ struct KitKeySourceTests {
         #expect(report.skipped.isEmpty)
     }
 }
+
+#if SwiftCrypto
+import TLSTrustPKISwiftCrypto
+import TLSTrustSwiftCrypto
+
+/// swift-crypto's key source, judged by OpenSSL: what it mints is what OpenSSL's keys mint.
+@Suite("Minting kit: swift-crypto key source")
+struct SwiftCryptoKeySourceTests {
+    /// A hierarchy minted with swift-crypto's keys is trusted by the engine over OpenSSL, and its
+    /// keys' PKCS#8 and SPKI are what `openssl pkey` reads and derives.
+    @Test(arguments: [TestKeyType.rsa(bits: 2048), .ecdsa(.p256), .ecdsa(.p384), .ecdsa(.p521), .ed25519])
+    func mintsWhatOpenSSLTrusts(_ keyType: TestKeyType) throws {
+        let key = try TestPrivateKey(keyType, source: SwiftCryptoKeySource())
+        #expect(key.sourceName == "swift-crypto")
+        var rootProfile = CertificateProfile.certificateAuthority(commonName: "swift-crypto root \(keyType)")
+        rootProfile.keyType = keyType
+        let root = try TestPKI.issue(rootProfile, subjectKey: key, issuer: nil)
+        let leaf = try TestKeySources.withSource(SwiftCryptoKeySource()) {
+            try TestPKI.issue(.leaf(commonName: "www.example.com", dnsNames: ["www.example.com"]), issuer: root)
+        }
+        #expect(leaf.privateKey.sourceName == "swift-crypto")
+        let trust = Trust(certificates: [leaf.certificate], policies: [.ssl(hostname: "www.example.com")], anchors: .only([root.certificate]))
+        #expect(trust.evaluate(using: OpenSSLTrustBackend()).isTrusted)
+        #expect(trust.evaluate(using: SwiftCryptoTrustBackend()).isTrusted)
+        // openssl derives the same SubjectPublicKeyInfo from the PKCS#8 key the source wrote.
+        let derived = try TemporaryDirectory.with { directory in
+            let file = directory.appendingPathComponent("key.der")
+            try TestPKI.writeDER(key, to: file)
+            return [UInt8](try TestPKI.openssl(["pkey", "-inform", "DER", "-in", file.path, "-pubout", "-outform", "DER"]))
+        }
+        #expect(derived == key.subjectPublicKeyInfoDER)
+    }
+
+    /// The sizes swift-crypto will not generate are refused as unsupported, with the reason.
+    @Test(arguments: [2047, 1000, 512])
+    func refusesSizesItCannotGenerate(_ bits: Int) {
+        let error = #expect(throws: TestPKIError.self) { try TestPrivateKey(.rsa(bits: bits), source: SwiftCryptoKeySource()) }
+        #expect(error?.unsupported?.isEmpty == false)
+    }
+
+    /// The kit on the swift-crypto backend with swift-crypto's keys and no reference: every check
+    /// passes or is skipped with its reason (what `.ci/kit-without-openssl` runs without OpenSSL linked).
+    @Test func theKitRunsWithSwiftCryptoAlone() throws {
+        let report = try BackendConformance.run(SwiftCryptoTrustBackend(), keys: SwiftCryptoKeySource())
+        #expect(report.conforms, "\(report)")
+        #expect(report.keySource == "swift-crypto")
+        #expect(report.skipped.contains { $0.subject == "root rsa2047 signing with sha256" }, "\(report)")
+        #expect(report.skipped.allSatisfy { !$0.reason.isEmpty })
+    }
+}
+#endif
