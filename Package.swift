@@ -294,8 +294,8 @@ let package = Package(
         .testTarget(
             name: "TLSTrustBackendConformanceTests",
             dependencies: [
-                "TLSTrust", "TLSTrustPKI", "TLSTrustPKIOpenSSL", "TLSTrustBackendConformance", "TLSTrustTestBackends",
-                "TLSTrustOpenSSL", "TLSTrustSwiftCrypto",
+                "TLSTrust", "TLSTrustPKI", "TLSTrustPKIOpenSSL", "TLSTrustPKISwiftCrypto", "TLSTrustBackendConformance",
+                "TLSTrustTestBackends", "TLSTrustOpenSSL", "TLSTrustSwiftCrypto",
             ]
         ),
         .testTarget(
