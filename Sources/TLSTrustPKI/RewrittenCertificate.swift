@@ -5,9 +5,9 @@ extension TestPKI {
     /// `placeholder` in its TBSCertificate with `replacement` (the same length, so every DER length
     /// stays right) and signs the result again with the issuer's key.
     ///
-    /// For certificates OpenSSL will not build but an attacker can: a subject value that breaks its
-    /// string type (invalid UTF-8, an odd-length BMPString), a string type OpenSSL will not put in
-    /// a Name (VisibleString). Mint a placeholder value, then swap in the hostile bytes, tag included.
+    /// For bytes no profile field spells: mint a placeholder value, then swap in the hostile bytes,
+    /// tag included, anywhere in the TBSCertificate (a subject value that breaks its string type,
+    /// a VisibleString in a Name, a changed tag inside an extension).
     ///
     /// - Returns: the certificate's DER; the core's parser may rightly refuse it.
     public static func mintDER(
