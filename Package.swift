@@ -21,8 +21,14 @@ let package = Package(
         // keys, and the engine's verdicts against a reference backend (docs/backends.md).
         .library(name: "TLSTrustBackendConformance", targets: ["TLSTrustBackendConformance"]),
         // Minting for tests: certificates, CRLs, OCSP responses and PKCS#12 files made at test time
-        // relative to now (X509Builder, CRLBuilder, OCSPResponseBuilder, TestPKI, TestHierarchy).
+        // relative to now (X509Builder, CRLBuilder, OCSPResponseBuilder, TestPKI, TestHierarchy),
+        // in pure Swift; the keys come from a key source product below (docs/architecture.md).
         .library(name: "TLSTrustPKI", targets: ["TLSTrustPKI"]),
+        // The minting kit's keys in OpenSSL (every key type and size); links libcrypto.
+        .library(name: "TLSTrustPKIOpenSSL", targets: ["TLSTrustPKIOpenSSL"]),
+        // The minting kit's keys in swift-crypto, no system library. An empty module unless the
+        // `SwiftCrypto` trait is enabled.
+        .library(name: "TLSTrustPKISwiftCrypto", targets: ["TLSTrustPKISwiftCrypto"]),
         // Apple's trust API over TLSTrust, so that `#if canImport(Security)` code recompiles on Linux,
         // and CommonCrypto's digests. Modules with Apple's names, built only for an app that names
         // these products; nothing else in the package depends on them (docs/porting.md).
@@ -130,11 +136,27 @@ let package = Package(
             path: "Sources/TLSTrustBackendConformance"
         ),
 
-        // MARK: Minting kit for tests (product TLSTrustPKI; signs with OpenSSL at test time)
+        // MARK: Minting kit for tests (product TLSTrustPKI: pure Swift; keys from a key source)
         .target(
             name: "TLSTrustPKI",
-            dependencies: ["TLSTrust", "COpenSSL"],
+            dependencies: ["TLSTrust"],
             path: "Sources/TLSTrustPKI"
+        ),
+        // The key source over OpenSSL's EVP: what this repository's tests mint with.
+        .target(
+            name: "TLSTrustPKIOpenSSL",
+            dependencies: ["TLSTrustPKI", "COpenSSL"],
+            path: "Sources/TLSTrustPKIOpenSSL"
+        ),
+        // The key source over swift-crypto (trait `SwiftCrypto`; every source file is `#if SwiftCrypto`).
+        .target(
+            name: "TLSTrustPKISwiftCrypto",
+            dependencies: [
+                "TLSTrustPKI",
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+            ],
+            path: "Sources/TLSTrustPKISwiftCrypto"
         ),
         // An HTTPS origin and an interception proxy on 127.0.0.1: what `tlstrust demo` runs, and
         // what tests connect to. In no product of its own; it ships inside `tlstrust`.
@@ -184,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "tlstrust",
             dependencies: [
-                "TLSTrust", "TLSTrustToolSupport", "TLSTrustPKI", "TLSTrustLocalServers",
+                "TLSTrust", "TLSTrustToolSupport", "TLSTrustPKI", "TLSTrustPKIOpenSSL", "TLSTrustLocalServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/tlstrust"
@@ -218,7 +240,7 @@ let package = Package(
         // peers, a scripted HTTP server), re-exporting TLSTrustPKI and TLSTrustLocalServers.
         .target(
             name: "TLSTrustTesting",
-            dependencies: ["TLSTrust", "TLSTrustPKI", "TLSTrustLocalServers"],
+            dependencies: ["TLSTrust", "TLSTrustPKI", "TLSTrustPKIOpenSSL", "TLSTrustLocalServers"],
             path: "Tests/TLSTrustTesting"
         ),
         // The developer commands: `swift run tlstrust-dev bench | soak | conformance`.
@@ -229,6 +251,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/tlstrust-dev"
+        ),
+        // The conformance kit on the swift-crypto backend with swift-crypto's keys and no system TLS
+        // library linked (trait `SwiftCrypto`): what `.ci/kit-without-openssl` checks and runs.
+        .executableTarget(
+            name: "conformance-kit-swift-crypto",
+            dependencies: ["TLSTrustBackendConformance", "TLSTrustPKI", "TLSTrustPKISwiftCrypto", "TLSTrustSwiftCrypto"],
+            path: "Tests/conformance-kit-swift-crypto"
         ),
         // The one list of backends every test target runs on (`TestBackends.all`, `.names`,
         // `.named(_:)`); test support only, in no product.
@@ -265,8 +294,8 @@ let package = Package(
         .testTarget(
             name: "TLSTrustBackendConformanceTests",
             dependencies: [
-                "TLSTrust", "TLSTrustPKI", "TLSTrustBackendConformance", "TLSTrustTestBackends",
-                "TLSTrustOpenSSL", "TLSTrustSwiftCrypto",
+                "TLSTrust", "TLSTrustPKI", "TLSTrustPKIOpenSSL", "TLSTrustPKISwiftCrypto", "TLSTrustBackendConformance",
+                "TLSTrustTestBackends", "TLSTrustOpenSSL", "TLSTrustSwiftCrypto",
             ]
         ),
         .testTarget(

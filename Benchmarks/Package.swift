@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustPKI", package: "TLSTrust"),
+                .product(name: "TLSTrustPKIOpenSSL", package: "TLSTrust"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Benchmarks/TrustEvaluation",

@@ -29,22 +29,51 @@ import TLSTrustPKI
 /// precondition(report.conforms, report.description)
 /// ```
 ///
+/// The kit mints with the key source it is given, else the one linked (``TestKeySources``): a
+/// backend author with swift-crypto links `TLSTrustPKISwiftCrypto` and no system TLS library,
+/// and compares the verdicts with the catalogue's expectations instead of a reference backend:
+///
+/// ```swift
+/// let report = try BackendConformance.run(MyBackend(), keys: SwiftCryptoKeySource())
+/// ```
+///
+/// A check the key source cannot mint for (an RSA size swift-crypto does not generate) is listed
+/// in ``BackendConformanceReport/skipped`` with the reason, never counted as passed.
+///
 /// The kit depends on no test framework: it returns findings, and a test target asserts that
 /// there are none (`Tests/TLSTrustBackendConformanceTests` does so for every in-tree backend).
 public enum BackendConformance {
     /// Runs the whole kit on `backend`, comparing the engine's verdicts with those it gives on
     /// `reference` (a backend known to conform, e.g. `OpenSSLTrustBackend()`).
     ///
-    /// - Throws: only when the test PKI cannot be minted (the `openssl` library or tool failing);
-    ///   everything the backend does wrong is a finding in the report, not an error.
-    public static func run(_ backend: any TrustBackend, reference: any TrustBackend,
+    /// - Parameter keys: the key source that mints the kit's keys (default: ``TestKeySources/current``).
+    /// - Throws: only when the test PKI cannot be minted (the key source failing for a key it
+    ///   does support); everything the backend does wrong is a finding in the report, not an error.
+    public static func run(_ backend: any TrustBackend, reference: any TrustBackend, keys: (any TestKeySource)? = nil,
                            sections: Set<BackendConformanceSection> = Set(BackendConformanceSection.allCases)) throws -> BackendConformanceReport {
-        var report = BackendConformanceReport(backend: backend.name, reference: reference.name)
-        if sections.contains(.signatures) { try SignatureVectors.check(backend, into: &report) }
-        if sections.contains(.malformedKeys) { try MalformedKeys.check(backend, into: &report) }
-        if sections.contains(.verdicts) { try VerdictComparison.check(backend, reference: reference, into: &report) }
-        if sections.contains(.identities) { try IdentityImport.check(backend, into: &report) }
-        return report
+        try run(backend, comparingWith: reference, keys: keys, sections: sections)
+    }
+
+    /// Runs the whole kit on `backend` with no reference backend: the engine's verdicts are
+    /// compared with the expectations of the test PKI's catalogue (``TestScenario/expectation``),
+    /// so that no second library is needed.
+    public static func run(_ backend: any TrustBackend, keys: (any TestKeySource)? = nil,
+                           sections: Set<BackendConformanceSection> = Set(BackendConformanceSection.allCases)) throws -> BackendConformanceReport {
+        try run(backend, comparingWith: nil, keys: keys, sections: sections)
+    }
+
+    private static func run(_ backend: any TrustBackend, comparingWith reference: (any TrustBackend)?, keys: (any TestKeySource)?,
+                            sections: Set<BackendConformanceSection>) throws -> BackendConformanceReport {
+        let keys = try keys ?? TestKeySources.current
+        return try TestKeySources.withSource(keys) {
+            var report = BackendConformanceReport(backend: backend.name, reference: reference?.name ?? "the catalogue's expectations",
+                                                  keySource: keys.name)
+            if sections.contains(.signatures) { try SignatureVectors.check(backend, into: &report) }
+            if sections.contains(.malformedKeys) { try MalformedKeys.check(backend, into: &report) }
+            if sections.contains(.verdicts) { try VerdictComparison.check(backend, reference: reference, into: &report) }
+            if sections.contains(.identities) { try IdentityImport.check(backend, into: &report) }
+            return report
+        }
     }
 }
 
@@ -74,11 +103,22 @@ public struct BackendConformanceFinding: Sendable, Hashable, CustomStringConvert
     public var description: String { "[\(section)] \(subject): \(detail)" }
 }
 
+/// A check the kit did not run, and why (the key source cannot mint what it needs).
+public struct BackendConformanceSkip: Sendable, Hashable, CustomStringConvertible {
+    public let section: BackendConformanceSection
+    public let subject: String
+    public let reason: String
+
+    public var description: String { "[\(section)] \(subject): skipped: \(reason)" }
+}
+
 /// What the kit found: no finding means the backend conforms.
 public struct BackendConformanceReport: Sendable, CustomStringConvertible {
     /// The backend checked, and the one whose verdicts it was compared with.
     public let backend: String
     public let reference: String
+    /// The key source the kit minted with (`openssl`, `swift-crypto`).
+    public let keySource: String
     /// Every departure from the contract; empty when the backend conforms.
     public internal(set) var findings: [BackendConformanceFinding] = []
     /// How many checks ran, by section (a report with no checks proves nothing).
@@ -86,10 +126,25 @@ public struct BackendConformanceReport: Sendable, CustomStringConvertible {
     /// The engine's verdict per shape with the backend (trusted, or the primary failure code),
     /// for reports such as docs/backends.md.
     public internal(set) var verdicts: [(shape: String, verdict: String)] = []
+    /// The checks not run because the key source cannot mint what they need, with the reason;
+    /// they are neither passed nor failed.
+    public internal(set) var skipped: [BackendConformanceSkip] = []
 
-    init(backend: String, reference: String) {
+    init(backend: String, reference: String, keySource: String) {
         self.backend = backend
         self.reference = reference
+        self.keySource = keySource
+    }
+
+    /// Runs `body`; when it throws because the key source cannot do something, records `subject`
+    /// as skipped with the reason and returns nil. Other errors propagate.
+    mutating func unlessUnsupported<T>(_ section: BackendConformanceSection, _ subject: String, _ body: () throws -> T) throws -> T? {
+        do {
+            return try body()
+        } catch let error as TestPKIError where error.unsupported != nil {
+            skipped.append(BackendConformanceSkip(section: section, subject: subject, reason: error.unsupported ?? ""))
+            return nil
+        }
     }
 
     /// Whether the backend passed every check.
@@ -102,8 +157,10 @@ public struct BackendConformanceReport: Sendable, CustomStringConvertible {
 
     public var description: String {
         let counts = BackendConformanceSection.allCases.compactMap { s in checks[s].map { "\(s) \($0)" } }.joined(separator: ", ")
-        var lines = ["\(backend) against \(reference): \(conforms ? "conforms" : "\(findings.count) finding(s)") (checks: \(counts))"]
+        let skips = skipped.isEmpty ? "" : ", \(skipped.count) skipped"
+        var lines = ["\(backend) against \(reference), keys from \(keySource): \(conforms ? "conforms" : "\(findings.count) finding(s)") (checks: \(counts)\(skips))"]
         lines += findings.map { "  " + $0.description }
+        lines += skipped.map { "  " + $0.description }
         return lines.joined(separator: "\n")
     }
 }

@@ -33,7 +33,7 @@ enum SignatureOutcome: Equatable, CustomStringConvertible {
     }
 }
 
-/// Signature vectors per scheme, minted with OpenSSL at run time (`TestPrivateKey.signature`).
+/// Signature vectors per scheme, minted at run time by the kit's key source (`TestPrivateKey.signature`).
 enum SignatureVectors {
     /// One signer: a key type, the SPKI the backend is given, and the schemes it signs with.
     struct Signer: Sendable {
@@ -79,8 +79,9 @@ enum SignatureVectors {
         // What the engine may ask of this provider: the pairings of scheme and key type it offers.
         let offered = backend.signatureAlgorithms
         for signer in signers {
-            let key = try TestPrivateKey.shared(signer.keyType, slot: 900)
-            let stranger = try TestPrivateKey.shared(signer.keyType, slot: 901)
+            guard let (key, stranger) = try report.unlessUnsupported(.signatures, signer.label, {
+                (try TestPrivateKey.shared(signer.keyType, slot: 900), try TestPrivateKey.shared(signer.keyType, slot: 901))
+            }) else { continue }
             let spki = signer.spki?(key) ?? key.subjectPublicKeyInfoDER
             let strangerSPKI = signer.spki?(stranger) ?? stranger.subjectPublicKeyInfoDER
             let keyType = try PublicKey(subjectPublicKeyInfoDER: spki).signatureKeyType
@@ -148,8 +149,10 @@ enum SignatureVectors {
                     expect(SignatureOutcome(imported, huge, message, scheme), valid: false, "a 16 MiB signature")
                 }
                 // RSA-PSS: the salt is as long as the digest (RFC 8446 §4.2.3, the engine's rule); any other fails.
-                if case .rsaPSS(let digest) = scheme, digest.length != 20 {
-                    let otherSalt = try key.signature(over: message, scheme: scheme, saltLength: 20)
+                if case .rsaPSS(let digest) = scheme, digest.length != 20,
+                   let otherSalt = try report.unlessUnsupported(.signatures, "\(subject): a PSS salt of 20 bytes", {
+                       try key.signature(over: message, scheme: scheme, saltLength: 20)
+                   }) {
                     expect(SignatureOutcome(imported, otherSalt, message, scheme), valid: false, "a PSS salt of 20 bytes, not \(digest.length)")
                 }
 

@@ -1,4 +1,3 @@
-internal import COpenSSL
 import Foundation
 
 extension TestPKI {

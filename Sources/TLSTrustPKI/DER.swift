@@ -1,7 +1,8 @@
-/// A minimal DER writer for the parts of a certificate the factory encodes itself.
+/// A minimal DER writer: the kit encodes every certificate, CRL and OCSP response with it, and
+/// leaves only the signature to the key's library.
 ///
-/// OpenSSL's extension configuration syntax validates what it is given (an IA5String must be
-/// ASCII, an IP address 4 or 16 bytes, a date a real date), which is right for ordinary
+/// Library encoders validate what they are given (OpenSSL's extension configuration syntax wants
+/// an IA5String in ASCII, an IP address of 4 or 16 bytes, a real date), which is right for ordinary
 /// certificates and wrong for attack certificates: those must say exactly the bytes the test
 /// asks for. Every encoder here writes its input as is and checks nothing beyond what the
 /// length encoding needs, so tests can mint what a validator must refuse.

@@ -4,7 +4,7 @@ import Foundation
 /// tests can hand a verifier both honest answers and every shape an attacker or a broken
 /// responder produces.
 ///
-/// The TBS part (`ResponseData`) is written in Swift and signed once with OpenSSL: OpenSSL's
+/// The TBS part (`ResponseData`) is written in Swift and signed once by the signer's key: OpenSSL's
 /// `OCSP_basic_sign` insists on a matching certificate and key, on its own responderID and on
 /// current times, and those are exactly the things hostile tests must vary. The result reads back
 /// with `openssl ocsp -respin … -resp_text` (the kit's tests check that).

@@ -1,9 +1,10 @@
-internal import COpenSSL
 import Foundation
+import TLSTrust
 
 /// Signing and encoding helpers for the structures the kit writes itself, byte by byte (OCSP
-/// responses, CRLs with hostile knobs, huge CRLs): OpenSSL's builders refuse or normalise exactly
-/// the shapes hostile tests need, so the kit writes the TBS DER in Swift and signs it once here.
+/// responses, CRLs with hostile knobs, huge CRLs, certificates): library builders refuse or
+/// normalise exactly the shapes hostile tests need, so the kit writes the TBS DER in Swift and has
+/// the issuer's ``TestSigningKey`` sign it once.
 package enum SignedDER {
     /// The DER `AlgorithmIdentifier` of the signature `key` makes with `digest` (RFC 4055, RFC
     /// 5758, RFC 8410). Ed25519 ignores `digest`: it is a "pure" scheme.
@@ -30,37 +31,27 @@ package enum SignedDER {
         }
     }
 
-    /// Signs `message` with `key` (PKCS#1 v1.5 for RSA, a DER `Ecdsa-Sig-Value` for ECDSA, pure Ed25519).
-    static func sign(_ message: [UInt8], with key: TestPrivateKey, digest: SignatureDigest) throws -> [UInt8] {
-        ERR_clear_error()
-        guard let context = EVP_MD_CTX_new() else { throw TestPKIError.openSSL("EVP_MD_CTX_new") }
-        defer { EVP_MD_CTX_free(context) }
-        let md = key.keyType.usesSeparateDigest ? X509Builder.messageDigest(digest) : nil
-        try check(EVP_DigestSignInit(context, nil, md, nil, key.pkey), "EVP_DigestSignInit", positive: true)
-        var length = 0
-        try check(EVP_DigestSign(context, nil, &length, message, message.count), "EVP_DigestSign", positive: true)
-        var signature = [UInt8](repeating: 0, count: length)
-        try check(EVP_DigestSign(context, &signature, &length, message, message.count), "EVP_DigestSign", positive: true)
-        return Array(signature.prefix(length))
-    }
-
     /// `SEQUENCE { tbs, signatureAlgorithm, BIT STRING signature }` — the shape of a certificate,
     /// a CRL and a BasicOCSPResponse (which may append its `certs`). `corrupt` flips one bit of
     /// the signature, so that it no longer verifies while everything else stays well formed.
     static func signedParts(
         _ tbs: [UInt8], key: TestPrivateKey, digest: SignatureDigest, algorithmOverride: [UInt8]?, corrupt: Bool
     ) throws -> [[UInt8]] {
-        var signature = try sign(tbs, with: key, digest: digest)
+        var signature = try key.sign(tbs, with: TestSignatureAlgorithm(issuing: key.keyType, digest: digest))
         if corrupt { signature[signature.count / 2] ^= 0x01 }
         return [tbs, algorithmOverride ?? signatureAlgorithm(for: key, digest: digest), DER.bitString(signature)]
     }
 
-    /// A hash of `bytes` with OpenSSL's EVP digest.
-    static func hash(_ bytes: [UInt8], _ digest: SignatureDigest) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 64)
-        var length: UInt32 = 0
-        try check(EVP_Digest(bytes, bytes.count, &out, &length, X509Builder.messageDigest(digest), nil), "EVP_Digest")
-        return Array(out.prefix(Int(length)))
+    /// A hash of `bytes` (the core's hash functions).
+    static func hash(_ bytes: [UInt8], _ digest: SignatureDigest) throws -> [UInt8] { digest.hash(bytes) }
+
+    /// The bits of an SPKI's subjectPublicKey BIT STRING, without its unused-bits octet.
+    static func subjectPublicKeyBits(ofSPKI spki: [UInt8]) throws -> [UInt8] {
+        let fields = try DERElement(spki, at: 0).children(of: spki)
+        guard fields.count == 2, fields[1].tag == DER.Tag.bitString, fields[1].end > fields[1].contentStart else {
+            throw TestPKIError(operation: "read a SubjectPublicKeyInfo")
+        }
+        return Array(fields[1].contents(of: spki).dropFirst())
     }
 
     /// `YYYYMMDDHHMMSSZ` as a GeneralizedTime (what OCSP uses throughout, and CRLs for invalidityDate).
@@ -110,30 +101,26 @@ package enum SignedDER {
 }
 
 extension TestCertificate {
+    /// The TBSCertificate's fields (version, when present, first).
+    private func tbsFields() throws -> [DERElement] {
+        let outer = try DERElement(der, at: 0)
+        let tbs = try DERElement(der, at: outer.contentStart)
+        var fields = try tbs.children(of: der)
+        if fields.first?.tag == 0xA0 { fields.removeFirst() }
+        // serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo, …
+        guard fields.count >= 6 else { throw TestPKIError(operation: "read the TBSCertificate") }
+        return fields
+    }
+
     /// The DER of the subject `Name`, exactly as the certificate holds it (what a CRL's issuer, an
     /// OCSP responderID byName and a certID's issuerNameHash are made of).
     public var subjectNameDER: [UInt8] {
-        get throws {
-            let x509 = try parseX509(der)
-            defer { X509_free(x509) }
-            var bytes: UnsafePointer<UInt8>?
-            var length = 0
-            try check(X509_NAME_get0_der(X509_get_subject_name(x509), &bytes, &length), "X509_NAME_get0_der")
-            guard let bytes else { throw TestPKIError.openSSL("X509_NAME_get0_der") }
-            return Array(UnsafeBufferPointer(start: bytes, count: length))
-        }
+        get throws { try tbsFields()[4].bytes(of: der) }
     }
 
     /// The bits of the subjectPublicKey BIT STRING, without tag, length or unused-bits octet (what
     /// an OCSP certID's issuerKeyHash and a responderID byKey are hashes of, RFC 6960 §4.1.1, §4.2.1).
     public var subjectPublicKeyBits: [UInt8] {
-        get throws {
-            let x509 = try parseX509(der)
-            defer { X509_free(x509) }
-            guard let bits = X509_get0_pubkey_bitstr(x509), let data = ASN1_STRING_get0_data(bits) else {
-                throw TestPKIError.openSSL("X509_get0_pubkey_bitstr")
-            }
-            return Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(bits))))
-        }
+        get throws { try SignedDER.subjectPublicKeyBits(ofSPKI: tbsFields()[5].bytes(of: der)) }
     }
 }

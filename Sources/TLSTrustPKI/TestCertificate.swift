@@ -1,4 +1,3 @@
-internal import COpenSSL
 import TLSTrust
 
 /// A minted certificate together with its private key and the profile it was made from.
@@ -26,13 +25,7 @@ public struct TestCertificate: Sendable {
     public var pem: String { pemEncode(der, label: "CERTIFICATE") }
 
     /// The value of the `subjectKeyIdentifier` extension, or `nil` when it has none.
-    public var subjectKeyIdentifier: [UInt8]? {
-        guard let x509 = try? parseX509(der) else { return nil }
-        defer { X509_free(x509) }
-        guard let identifier = X509_get0_subject_key_id(x509),
-              let bytes = ASN1_STRING_get0_data(identifier) else { return nil }
-        return Array(UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(identifier))))
-    }
+    public var subjectKeyIdentifier: [UInt8]? { certificate.subjectKeyIdentifier }
 }
 
 extension Array where Element == TestCertificate {

@@ -12,6 +12,6 @@ public enum TestKeyAlgorithm: String, Sendable, Hashable, CaseIterable, CustomSt
     public var description: String { rawValue }
 
     /// Whether signatures with this key hash the message with a separate digest. Ed25519 is a
-    /// "pure" signature scheme: OpenSSL must be given no digest, and `signatureDigest` is ignored.
+    /// "pure" signature scheme: the signer hashes nothing first, and `signatureDigest` is ignored.
     public var usesSeparateDigest: Bool { self != .ed25519 }
 }

@@ -15,15 +15,17 @@ extension TestPrivateKey {
     private struct CacheKey: Hashable {
         let keyType: TestKeyType
         let slot: Int
+        let source: String
     }
 
-    /// The process-wide key of `keyType` in `slot`, generated on first use.
+    /// The process-wide key of `keyType` in `slot` from the key source in effect, generated on first use.
     public static func shared(_ keyType: TestKeyType, slot: Int = 0) throws -> TestPrivateKey {
-        let key = CacheKey(keyType: keyType, slot: slot)
+        let source = try TestKeySources.current
+        let key = CacheKey(keyType: keyType, slot: slot, source: source.name)
         if let cached = cache.withLock({ $0[key] }) { return cached }
         // Generated outside the lock, so that tests waiting for other keys are not held up; if
         // two tasks race, the first key stored wins and the other is dropped.
-        let made = try TestPrivateKey(keyType)
+        let made = try TestPrivateKey(keyType, source: source)
         return cache.withLock { keys in
             if let existing = keys[key] { return existing }
             keys[key] = made

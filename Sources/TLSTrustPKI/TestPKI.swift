@@ -1,7 +1,6 @@
-internal import COpenSSL
 import Foundation
 
-/// Mints X.509 certificates at test time with OpenSSL.
+/// Mints X.509 certificates at test time, with the key source in effect (``TestKeySources``).
 ///
 /// Every certificate the test suites use is made here, relative to the current time, so none is
 /// committed and none can expire on its own.

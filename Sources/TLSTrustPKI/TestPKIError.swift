@@ -1,43 +1,33 @@
-internal import COpenSSL
-
 /// An error raised while minting test keys or certificates.
 ///
-/// It carries OpenSSL's own error-queue text, because a failing test fixture is only debuggable
-/// when it says which OpenSSL call refused and why.
+/// It carries the library's own error text (OpenSSL's error queue, say), because a failing test
+/// fixture is only debuggable when it says which call refused and why.
 public struct TestPKIError: Error, Sendable, CustomStringConvertible {
-    /// The step that failed, for example `"X509_sign"` or `"extension subjectAltName"`.
+    /// The step that failed, for example `"EVP_DigestSign"` or `"generate rsa2047"`.
     public let operation: String
-    /// OpenSSL's error strings drained from the thread's error queue, oldest first.
+    /// The library's error strings (for OpenSSL, drained from the thread's error queue, oldest first).
     public let openSSLErrors: [String]
+    /// Set when the key source cannot do this at all (a key size swift-crypto does not generate,
+    /// a PSS salt length it does not sign with): why. A check that needs it is skipped, not failed.
+    public let unsupported: String?
 
     public init(operation: String, openSSLErrors: [String] = []) {
         self.operation = operation
         self.openSSLErrors = openSSLErrors
+        self.unsupported = nil
+    }
+
+    /// An error for something the key source cannot do, with the reason.
+    public init(operation: String, unsupported reason: String) {
+        self.operation = operation
+        self.openSSLErrors = []
+        self.unsupported = reason
     }
 
     public var description: String {
-        openSSLErrors.isEmpty
+        if let unsupported { return "TestPKI: \(operation) is not supported: \(unsupported)" }
+        return openSSLErrors.isEmpty
             ? "TestPKI: \(operation) failed"
             : "TestPKI: \(operation) failed: \(openSSLErrors.joined(separator: "; "))"
-    }
-
-    /// Builds an error for `operation` from, and empties, the calling thread's OpenSSL error queue.
-    static func openSSL(_ operation: String) -> TestPKIError {
-        var messages: [String] = []
-        while case let code = ERR_get_error(), code != 0 {
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return TestPKIError(operation: operation, openSSLErrors: messages)
-    }
-}
-
-/// Throws a `TestPKIError` for `operation` unless an OpenSSL status code reports success (`1`, or
-/// any positive value when `positive` is set, as with `X509_sign`).
-@inline(__always)
-func check(_ status: Int32, _ operation: @autoclosure () -> String, positive: Bool = false) throws {
-    if positive ? status <= 0 : status != 1 {
-        throw TestPKIError.openSSL(operation())
     }
 }

@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustPKI", package: "TLSTrust"),
+                .product(name: "TLSTrustPKIOpenSSL", package: "TLSTrust"),
             ]
         ),
     ] + fuzzTargets.map { name in
@@ -40,6 +41,7 @@ let package = Package(
                 .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustPKI", package: "TLSTrust"),
+                .product(name: "TLSTrustPKIOpenSSL", package: "TLSTrust"),
             ],
             // No top-level code: libFuzzer's runtime provides `main`.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]

@@ -2,9 +2,10 @@
 /// whose issuer name and key hashes most responders still compute with SHA-1 (RFC 5019 §2.1.1
 /// requires it). It is never used to accept a signature: no SHA-1 signature scheme is in the
 /// engine's list of accepted algorithms. A CertID is only a lookup key; matching it proves nothing
-/// on its own, the response's signature does.
-enum SHA1 {
-    static func hash(_ message: [UInt8]) -> [UInt8] {
+/// on its own, the response's signature does. (The minting kit, `TLSTrustPKI`, hashes with it too,
+/// for the same CertIDs and for subjectKeyIdentifiers: identifiers, never signatures.)
+package enum SHA1 {
+    package static func hash(_ message: [UInt8]) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0)
         var padded = message
         padded.append(0x80)

@@ -2,7 +2,7 @@
 ///
 /// SHA-384 is SHA-512 with other initial values, truncated to 48 bytes. Like ``SHA256`` this
 /// hashes small inputs (an SPKI, a certificate) and keeps the core free of any C library.
-enum SHA512 {
+package enum SHA512 {
     private static let k: [UInt64] = [
         0x428a2f98d728ae22, 0x7137449123ef65cd, 0xb5c0fbcfec4d3b2f, 0xe9b5dba58189dbbc, 0x3956c25bf348b538,
         0x59f111f1b605d019, 0x923f82a4af194f9b, 0xab1c5ed5da6d8118, 0xd807aa98a3030242, 0x12835b0145706fbe,
@@ -32,10 +32,10 @@ enum SHA512 {
     ]
 
     /// SHA-512: 64 bytes.
-    static func hash(_ message: [UInt8]) -> [UInt8] { digest(message, initial: sha512Initial, outputBytes: 64) }
+    package static func hash(_ message: [UInt8]) -> [UInt8] { digest(message, initial: sha512Initial, outputBytes: 64) }
 
     /// SHA-384: 48 bytes.
-    static func hash384(_ message: [UInt8]) -> [UInt8] { digest(message, initial: sha384Initial, outputBytes: 48) }
+    package static func hash384(_ message: [UInt8]) -> [UInt8] { digest(message, initial: sha384Initial, outputBytes: 48) }
 
     private static func digest(_ message: [UInt8], initial: [UInt64], outputBytes: Int) -> [UInt8] {
         var h = initial

@@ -1,0 +1,15 @@
+import Foundation
+
+/// PEM armour (RFC 7468) for DER bytes, with 64-column lines and LF line endings.
+func pemEncode(_ der: [UInt8], label: String) -> String {
+    let base64 = Data(der).base64EncodedString()
+    var lines = ["-----BEGIN \(label)-----"]
+    var index = base64.startIndex
+    while index < base64.endIndex {
+        let end = base64.index(index, offsetBy: 64, limitedBy: base64.endIndex) ?? base64.endIndex
+        lines.append(String(base64[index..<end]))
+        index = end
+    }
+    lines.append("-----END \(label)-----")
+    return lines.joined(separator: "\n") + "\n"
+}
