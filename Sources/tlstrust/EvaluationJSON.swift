@@ -87,6 +87,8 @@ enum EvaluationJSON {
         var certificatePolicies: PolicyRecord? = nil
         /// What revocation checking found, per certificate of `chain` it covered; `[]` when off.
         var revocation: [RevocationRecord] = []
+        /// What Certificate Transparency checking found; `null` without a CT policy.
+        var certificateTransparency: TransparencyRecord?
         /// `compare` only: the native verifier's evaluation of the same request.
         var native: Nested?
         /// `evaluate` only: the rule beyond validation that decided (`--pin`, a pin set, a
@@ -111,11 +113,13 @@ enum EvaluationJSON {
             try container.encodeIfPresent(rule, forKey: .rule)
             try container.encode(certificatePolicies, forKey: .certificatePolicies)
             try container.encode(revocation, forKey: .revocation)
+            try container.encode(certificateTransparency, forKey: .certificateTransparency)
         }
 
         private enum CodingKeys: String, CodingKey {
             case schemaVersion, input, backend, libraryVersion, engine, profile, trusted, result, chain, failures, timeMicroseconds, native, rule
             case certificatePolicies, revocation
+            case certificateTransparency
         }
     }
 
@@ -203,6 +207,7 @@ enum EvaluationJSON {
             timeMicroseconds: micros)
         record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init)
         record.revocation = evaluation.revocation.map(RevocationRecord.init)
+        record.certificateTransparency = evaluation.certificateTransparency.map(TransparencyRecord.init)
         return record
     }
 
@@ -223,6 +228,7 @@ enum EvaluationJSON {
             record.input = input
             if trusted { record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init) }
             record.revocation = evaluation.revocation.map(RevocationRecord.init)
+            record.certificateTransparency = evaluation.certificateTransparency.map(TransparencyRecord.init)
         }
         return encode(record)
     }
