@@ -69,27 +69,31 @@ enum SCTVerifier {
         case .unsupported(let reason): return result(log, .unsupportedAlgorithm, reason)
         case .refused(_, let problem): return result(log, .unsupportedAlgorithm, "the log's key is unusable: \(problem)")
         }
-        let signed: [UInt8]
         let issuerKeyHash: [UInt8]
         switch source {
         case .embedded:
             guard let issuer else { return result(log, .unverifiable, "an embedded SCT needs the issuer of the validated path") }
             issuerKeyHash = issuer.publicKey.sha256
-            do {
-                signed = signedData(sct, entryType: 1, entry: issuerKeyHash + length24(try PrecertificateEntry.tbsWithoutSCTList(of: leaf)))
-            } catch {
-                return result(log, .malformed, "the certificate's TBSCertificate cannot be rebuilt without its SCT list: \(error)")
-            }
         case .tlsExtension, .ocspResponse:
             issuerKeyHash = []
-            signed = signedData(sct, entryType: 0, entry: length24(leaf.derEncoded))
         }
+        // Looked up before the signed data is built: a known SCT costs no TBSCertificate rebuild.
         let memo = SCTMemoKey(sct: sct.encoded, issuerKeyHash: issuerKeyHash, logKey: log.key.subjectPublicKeyInfoDER,
                               provider: backend.providerIdentity)
         let verified: Bool
         if let known = leaf.sctResult(for: memo) {
             verified = known
         } else {
+            let signed: [UInt8]
+            if source == .embedded {
+                do {
+                    signed = signedData(sct, entryType: 1, entry: issuerKeyHash + length24(try PrecertificateEntry.tbsWithoutSCTList(of: leaf)))
+                } catch {
+                    return result(log, .malformed, "the certificate's TBSCertificate cannot be rebuilt without its SCT list: \(error)")
+                }
+            } else {
+                signed = signedData(sct, entryType: 0, entry: length24(leaf.derEncoded))
+            }
             do {
                 verified = try VerificationKeyCache.key(for: log.key, backend: backend)
                     .isValidSignature(sct.signature[...], for: signed[...], scheme: scheme)

@@ -10,20 +10,8 @@ enum TransparencyCheck {
         let chain = evaluation.chain
         let leaf = chain[0]
         let issuer = chain.count > 1 ? chain[1] : nil
-        var responses: [OCSPResponse] = []
-        var unreadable: [SCTVerification] = []
-        for der in inputs.ocspResponses {
-            do {
-                responses.append(try OCSPResponse(derEncoded: der))
-            } catch {
-                unreadable.append(SCTVerification(source: .ocspResponse, timestamp: nil, encoded: der, log: nil, status: .malformed,
-                                                  reason: "the OCSP response cannot be read for SCTs: \(error)"))
-            }
-        }
         let policy = inputs.policy
-        let scts = SCTVerifier.verify(leaf: leaf, issuer: issuer, tlsSCTList: inputs.tlsSCTList, ocspResponses: responses,
-                                      logs: policy.logList.byID, at: request.verificationDate, backend: backend) + unreadable
-        let (compliant, why) = TransparencyPolicyJudge.judge(policy.rules, leaf: leaf, scts: scts)
+        let (scts, compliant, why) = judged(inputs, leaf: leaf, issuer: issuer, date: request.verificationDate, backend: backend)
         var notEnforced: String?
         if let anchor = chain.last, request.customAnchors.contains(anchor), !policy.appliesToCustomAnchors {
             notEnforced = "the chain ends at an anchor the app supplied, to which the CT policy does not apply"
@@ -50,6 +38,71 @@ enum TransparencyCheck {
         refused.revocation = evaluation.revocation
         refused.certificateTransparency = report
         return refused
+    }
+}
+
+extension TransparencyCheck {
+    /// The SCTs judged, from the results kept with the leaf when the same SCT sources were judged
+    /// by the same list, rules and provider with the same issuer at a time no SCT was after.
+    /// Nothing in the judgement depends on the time but whether an SCT is in the future, so such a
+    /// result holds at any later time.
+    static func judged(_ inputs: TransparencyInputs, leaf: Certificate, issuer: Certificate?, date: Date,
+                       backend: some TrustBackend) -> (scts: [SCTVerification], compliant: Bool, why: String) {
+        let policy = inputs.policy
+        let provider = backend.providerIdentity
+        if let known = leaf.transparencyResult({ memo in
+            memo.list === policy.logList.identity && memo.rules == policy.rules && memo.provider == provider
+                && date >= memo.validFrom && memo.issuer == issuer
+                && TransparencyMemo.same(memo.tlsSCTList, inputs.tlsSCTList) && memo.ocspResponses.count == inputs.ocspResponses.count
+                && zip(memo.ocspResponses, inputs.ocspResponses).allSatisfy { sameBytes($0[...], $1[...]) }
+        }) {
+            return (known.scts, known.compliant, known.why)
+        }
+        var responses: [OCSPResponse] = []
+        var unreadable: [SCTVerification] = []
+        for der in inputs.ocspResponses {
+            do {
+                responses.append(try OCSPResponse(derEncoded: der))
+            } catch {
+                unreadable.append(SCTVerification(source: .ocspResponse, timestamp: nil, encoded: der, log: nil, status: .malformed,
+                                                  reason: "the OCSP response cannot be read for SCTs: \(error)"))
+            }
+        }
+        let scts = SCTVerifier.verify(leaf: leaf, issuer: issuer, tlsSCTList: inputs.tlsSCTList, ocspResponses: responses,
+                                      logs: policy.logList.byID, at: date, backend: backend) + unreadable
+        let (compliant, why) = TransparencyPolicyJudge.judge(policy.rules, leaf: leaf, scts: scts)
+        // Kept only when no SCT is in the future: such a result would change as time passes.
+        if !scts.contains(where: { $0.status == .futureTimestamp }) {
+            let validFrom = scts.compactMap { $0.timestamp?.date }.max() ?? .distantPast
+            leaf.recordTransparencyResult(TransparencyMemo(
+                list: policy.logList.identity, rules: policy.rules, provider: provider, issuer: issuer,
+                tlsSCTList: inputs.tlsSCTList, ocspResponses: inputs.ocspResponses, validFrom: validFrom,
+                scts: scts, compliant: compliant, why: why))
+        }
+        return (scts, compliant, why)
+    }
+}
+
+/// A whole Certificate Transparency result kept with a leaf: what it was judged from, and from
+/// when it holds.
+struct TransparencyMemo: Sendable {
+    let list: CertificateTransparencyLogList.Identity
+    let rules: CertificateTransparencyPolicy.Rules
+    let provider: ProviderIdentity
+    let issuer: Certificate?
+    let tlsSCTList: [UInt8]?
+    let ocspResponses: [[UInt8]]
+    let validFrom: Date
+    let scts: [SCTVerification]
+    let compliant: Bool
+    let why: String
+
+    static func same(_ a: [UInt8]?, _ b: [UInt8]?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case let (x?, y?): sameBytes(x[...], y[...])
+        default: false
+        }
     }
 }
 

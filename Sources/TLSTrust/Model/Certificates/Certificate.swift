@@ -36,6 +36,8 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             var ocspIssuerHashes: [OCSPCertID.HashAlgorithm: (name: [UInt8], key: [UInt8])] = [:]
             /// SCT signature results for this certificate (``SCTVerifier``), bounded.
             var sctResults: [SCTMemoKey: Bool] = [:]
+            /// Whole Certificate Transparency results for this certificate (``TransparencyMemo``), bounded.
+            var transparencyResults: [TransparencyMemo] = []
         }
 
         init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
@@ -94,6 +96,19 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// sends new SCTs for one certificate cannot grow it without bound.
     func recordSCTResult(_ verified: Bool, for key: SCTMemoKey) {
         storage.memos.withLock { if $0.sctResults.count < 64 { $0.sctResults[key] = verified } }
+    }
+
+    /// A remembered Certificate Transparency result for this certificate as a leaf, if one matches.
+    func transparencyResult(_ matches: (TransparencyMemo) -> Bool) -> TransparencyMemo? {
+        storage.memos.withLock { $0.transparencyResults.first(where: matches) }
+    }
+
+    /// Remembers a Certificate Transparency result; the oldest of more than 8 is dropped.
+    func recordTransparencyResult(_ memo: TransparencyMemo) {
+        storage.memos.withLock { memos in
+            if memos.transparencyResults.count >= 8 { memos.transparencyResults.removeFirst() }
+            memos.transparencyResults.append(memo)
+        }
     }
 
     /// The issuerNameHash and issuerKeyHash of a CertID naming this certificate as the issuer.

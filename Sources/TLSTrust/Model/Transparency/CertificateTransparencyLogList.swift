@@ -29,6 +29,10 @@ public struct CertificateTransparencyLogList: Sendable {
     /// Every log, of every operator, both kinds.
     public let logs: [CertificateTransparencyLog]
     let byID: [[UInt8]: CertificateTransparencyLog]
+    /// Who this list is, for the results kept with a certificate: copies of one list share it.
+    let identity = Identity()
+
+    final class Identity: Sendable {}
 
     /// A list made by hand (tests, or an app with its own source of logs).
     ///

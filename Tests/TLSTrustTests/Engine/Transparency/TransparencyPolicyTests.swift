@@ -167,4 +167,31 @@ struct TransparencyPolicyTests {
         #expect(relaxed.certificateTransparency?.reason.contains("anchor the app supplied") == true)
         expectRefused(try evaluate(plain, rules: .apple, customAnchors: true), "2 SCTs")
     }
+
+    @Test("A result kept with the leaf answers only the same SCTs, list, rules and issuer, at a time no SCT is after")
+    func keptResults() throws {
+        let leaf = try f.leaf()
+        let good = SCTListEncoding.list([try f.logA.sct(forCertificate: leaf.der), try f.logB.sct(forCertificate: leaf.der)])
+        let list = try CertificateTransparencyLogList(logs: [f.logA.log, f.logB.log], timestamp: Date())
+        func evaluate(_ sctList: [UInt8], list: CertificateTransparencyLogList, rules: CertificateTransparencyPolicy.Rules = .apple,
+                      at date: Date? = nil) -> TrustEvaluation {
+            var trust = Trust(certificates: [leaf.certificate], policies: [.ssl(hostname: "ct.example")])
+            trust.setAnchorCertificates([f.root.certificate])
+            trust.verificationDate = date
+            trust.certificateTransparency = CertificateTransparencyPolicy(logList: list, rules: rules, appliesToCustomAnchors: true)
+            trust.signedCertificateTimestampList = sctList
+            return trust.evaluate(using: TestBackends.all[0])
+        }
+        #expect(evaluate(good, list: list).isTrusted)
+        #expect(evaluate(good, list: list).isTrusted, "answered from the kept result")
+        expectRefused(evaluate(Array(good.prefix(good.count - 1)) + [good.last! ^ 1], list: list), "2 SCTs")
+        let onlyA = try CertificateTransparencyLogList(logs: [f.logA.log], timestamp: Date())
+        expectRefused(evaluate(good, list: onlyA), "2 SCTs")
+        #expect(evaluate(good, list: list, rules: .chrome).certificateTransparency?.reason.contains("TLS-delivered") == true,
+                "Chrome's own reason, not Apple's kept one")
+        let early = evaluate(good, list: list, at: Date(timeIntervalSinceNow: -600))
+        expectRefused(early, "2 SCTs")
+        #expect(early.certificateTransparency?.timestamps.map(\.status) == [.futureTimestamp, .futureTimestamp])
+        #expect(evaluate(good, list: list).isTrusted)
+    }
 }
