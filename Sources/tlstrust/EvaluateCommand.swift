@@ -17,6 +17,8 @@ struct EvaluateCommand: ParsableCommand {
 
     @OptionGroup(title: "Revocation") var revocation: RevocationOptions
 
+    @OptionGroup(title: "Certificate Transparency") var transparency: TransparencyOptions
+
     @OptionGroup(title: "Pinning") var pinning: PinningOptions
 
     var backend: String { verifier.backend }
@@ -63,6 +65,7 @@ struct EvaluateCommand: ParsableCommand {
         }
         var trust = try options.makeTrust()
         try revocation.apply(to: &trust)
+        try transparency.apply(to: &trust)
         // A configuration that names trust anchors for the host means exactly those: validation
         // uses them (so the system store cannot vouch for a proxy), and --anchors beside them
         // would be a second, contradictory answer.

@@ -64,6 +64,8 @@ enum EvaluationJSON {
         @ExplicitNull var certificatePolicies: PolicyRecord? = nil
         /// What revocation checking found, per certificate of `chain` it covered; `[]` when off.
         var revocation: [RevocationRecord] = []
+        /// What Certificate Transparency checking found; `null` without a CT policy.
+        @ExplicitNull var certificateTransparency: TransparencyRecord?
         /// `compare` only: the native verifier's evaluation of the same request.
         var native: Nested?
         /// `evaluate` only: the rule beyond validation that decided (`--pin`, a pin set, a
@@ -145,6 +147,7 @@ enum EvaluationJSON {
             timeMicroseconds: micros)
         record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init)
         record.revocation = evaluation.revocation.map(RevocationRecord.init)
+        record.certificateTransparency = evaluation.certificateTransparency.map(TransparencyRecord.init)
         return record
     }
 
@@ -165,6 +168,7 @@ enum EvaluationJSON {
             record.input = input
             if trusted { record.certificatePolicies = evaluation.certificatePolicies.map(PolicyRecord.init) }
             record.revocation = evaluation.revocation.map(RevocationRecord.init)
+            record.certificateTransparency = evaluation.certificateTransparency.map(TransparencyRecord.init)
         }
         return encode(record)
     }

@@ -32,6 +32,8 @@ struct FetchCommand: ParsableCommand {
 
     @OptionGroup(title: "Revocation") var revocation: RevocationOptions
 
+    @OptionGroup(title: "Certificate Transparency") var transparency: FetchTransparencyOptions
+
     @Option(help: "Reach the server through this HTTP CONNECT proxy (HOST:PORT).")
     var proxy: String?
 
@@ -67,6 +69,8 @@ struct FetchCommand: ParsableCommand {
         // Every file is read and parsed before connecting: a bad one is exit 2, never a verdict.
         var answers = Trust(certificates: [])
         try revocation.apply(to: &answers, stapling: true)
+        try transparency.options.apply(to: &answers)
+        configuration.certificateTransparency = answers.certificateTransparency
         let policy = answers.revocation
         configuration.revocation = policy
         // Ask for a staple whenever revocation is consulted and the library can ask. A library
@@ -133,6 +137,7 @@ struct FetchCommand: ParsableCommand {
         let identity = result.sentIdentity.map { "; client certificate \($0.certificate.subject)" } ?? ""
         var lines = ["tlstrust: \(backend.name) \(result.negotiatedVersion?.rawValue ?? "?") \(result.cipherSuite ?? ""); trusted: \(chain)\(identity)"]
         if let evaluation { lines += Self.revocationLines(policy, evaluation).map { "tlstrust: \($0)" } }
+        if let report = evaluation?.certificateTransparency { lines += FetchTransparencyOptions.lines(report).map { "tlstrust: \($0)" } }
         FileHandle.standardError.write(Data(lines.map(\.terminalSafe).joined(separator: "\n").appending("\n").utf8))
     }
 
@@ -215,6 +220,9 @@ struct FetchCommand: ParsableCommand {
         }
         if let (policy, evaluation) = revocation {
             lines += revocationLines(policy, evaluation).map { "  \($0)" }
+        }
+        if let report = (error.evaluation ?? revocation?.1)?.certificateTransparency {
+            lines += FetchTransparencyOptions.lines(report).map { "  \($0)" }
         }
         let text = lines.map { $0.replacingOccurrences(of: "\n", with: " ").terminalSafe }.joined(separator: "\n") + "\n"
         FileHandle.standardError.write(Data(text.utf8))

@@ -169,6 +169,7 @@ struct InspectCommand: ParsableCommand {
         let crlURLs = pointers.crlDistributionPoints.flatMap(\.fullName).map(\.description)
         if !crlURLs.isEmpty { lines.append(("CRL", crlURLs.joined(separator: ", "))) }
         if c.hasOCSPNoCheck { lines.append(("OCSP nocheck", "yes (a delegated OCSP responder)")) }
+        lines += TransparencySummary.lines(of: c)
         for warning in c.lint() { lines.append(("Warning", "\(warning.code): \(warning.message)")) }
         return layout(lines)
     }

@@ -7,6 +7,7 @@ struct BenchCommandTests {
     static let operations: Set<String> = [
         "evaluate", "evaluate-native", "evaluate-cached", "evaluate-cold", "evaluate-stapled", "evaluate-crl",
         "evaluate-cached-stapled", "evaluate-cached-crl", "raw-c", "signature-floor", "parse", "swift-certificates", "handshake-tls13", "handshake-tls12",
+        "evaluate-ct", "evaluate-cached-ct",
     ]
 
     /// The `results` of a `bench --json` run, after checking the document's own fields.

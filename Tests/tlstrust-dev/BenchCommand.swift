@@ -19,6 +19,7 @@ import TLSTrustTesting
 /// | `evaluate-stapled` | `evaluate` with hard-fail revocation of the leaf and a stapled OCSP response (the same bytes each time, as a server staples them) |
 /// | `evaluate-crl` | `evaluate` with hard-fail revocation of the leaf against a given CRL of 100,000 entries (parsed once, outside the loop) |
 /// | `evaluate-cached-stapled`, `evaluate-cached-crl` | the same on a chain already verified: the verified-chain cache answers the path, and only its revocation is checked again |
+/// | `evaluate-ct`, `evaluate-cached-ct` | `evaluate` and `evaluate-cached` with Apple's CT policy and two SCTs delivered by TLS (two logs of two operators, ECDSA P-256): uncached, each SCT's signature is verified every time; cached, the certificate's SCT results answer |
 /// | `raw-c` | the library alone, from DER: its parse + its verifier (`RawVerificationBenchmark.verifyFromDER`) |
 /// | `signature-floor` | the chain's two signature verifications with keys imported beforehand |
 /// | `handshake-tls13`, `handshake-tls12` | a full handshake over in-memory pipes, both sides on the backend, the client deciding trust with the engine (verified-chain cache warm) |
@@ -268,6 +269,8 @@ enum BenchOperation: String, CaseIterable, ExpressibleByArgument {
     case evaluateCRL = "evaluate-crl"
     case evaluateCachedStapled = "evaluate-cached-stapled"
     case evaluateCachedCRL = "evaluate-cached-crl"
+    case evaluateCT = "evaluate-ct"
+    case evaluateCachedCT = "evaluate-cached-ct"
     case rawC = "raw-c"
     case signatureFloor = "signature-floor"
     case handshakeTLS13 = "handshake-tls13"
@@ -322,6 +325,9 @@ struct BenchFixture {
     let stapledOCSPResponse: [UInt8]?
     /// The intermediate's CRL of 100,000 entries, not listing the leaf (`evaluate-crl`).
     let crl: CertificateRevocationList?
+    /// Apple's CT policy over two fresh logs, custom anchors included, and a TLS SCT list of one
+    /// SCT from each over the leaf (`evaluate-ct`).
+    let transparency: (policy: CertificateTransparencyPolicy, tlsSCTList: [UInt8])
 
     /// Mints a fresh hierarchy; with `directory`, reuses the one saved there by an earlier run
     /// (or saves the new one), so that runs compared instruction by instruction see the same bytes.
@@ -360,6 +366,11 @@ struct BenchFixture {
         hierarchy = minted
         stapledOCSPResponse = revocation.count == 2 ? revocation[0] : nil
         crl = revocation.count == 2 ? try CertificateRevocationList(derEncoded: revocation[1]) : nil
+        let logs = [try TestCTLog(operator: "Operator A"), try TestCTLog(operator: "Operator B")]
+        transparency = (
+            CertificateTransparencyPolicy(logList: try CertificateTransparencyLogList(logs: logs.map(\.log), timestamp: Date()),
+                                          rules: .apple, appliesToCustomAnchors: true),
+            SCTListEncoding.list(try logs.map { try $0.sct(forCertificate: ders[2]) }))
     }
 
     /// The work of one iteration of `operation`, after checking once that it succeeds (a benchmark
@@ -367,8 +378,9 @@ struct BenchFixture {
     func body(for operation: BenchOperation, backend: (any TrustBackend)?, coldAnchorKeys: Bool = false, anchors sharedAnchors: TrustAnchors? = nil) throws -> () -> Bool {
         let der = presentedDER
         let anchors = sharedAnchors ?? self.anchors
+        let transparency = self.transparency
         func evaluation(_ engine: TrustEngine, backend: any TrustBackend, stapled: [UInt8]? = nil,
-                        crl: CertificateRevocationList? = nil) -> () -> Bool {
+                        crl: CertificateRevocationList? = nil, ct: Bool = false) -> () -> Bool {
             {
                 guard let chain = try? der.map({ try Certificate(derEncoded: $0) }) else { return false }
                 var trust = Trust(certificates: chain, policies: [.ssl(hostname: Self.host)], anchors: anchors)
@@ -376,6 +388,10 @@ struct BenchFixture {
                     trust.revocation = RevocationPolicy(mode: .hard, scope: .leafOnly)
                     trust.stapledOCSPResponses = stapled.map { [$0] } ?? []
                     trust.crls = crl.map { [$0] } ?? []
+                }
+                if ct {
+                    trust.certificateTransparency = transparency.policy
+                    trust.signedCertificateTimestampList = transparency.tlsSCTList
                 }
                 return trust.evaluation(by: engine, using: backend).isTrusted
             }
@@ -418,6 +434,14 @@ struct BenchFixture {
             body = operation == .evaluateStapled || operation == .evaluateCachedStapled
                 ? evaluation(.core, backend: backend, stapled: stapledOCSPResponse)
                 : evaluation(.core, backend: backend, crl: crl)
+        case (.evaluateCT, let backend?), (.evaluateCachedCT, let backend?):
+            // Uncached: every iteration parses the chain afresh, so the SCT results kept with the
+            // leaf are new and each SCT's signature is verified. Cached: the leaf from the parse
+            // cache keeps them.
+            let cached = operation == .evaluateCachedCT
+            CertificateParseCache.isEnabled = cached
+            VerifiedChainCache.isEnabled = cached
+            body = evaluation(.core, backend: backend, ct: true)
         case (.evaluateCached, let backend?):
             CertificateParseCache.isEnabled = true
             VerifiedChainCache.isEnabled = true

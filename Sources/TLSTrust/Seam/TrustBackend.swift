@@ -150,6 +150,8 @@ public struct TrustEvaluationRequest: Sendable {
     public let requiredKeyUsage: KeyUsage
     /// The revocation policy and the answers supplied (default: off, none).
     public let revocation: RevocationInputs
+    /// The Certificate Transparency policy and the SCT sources beyond the leaf (nil: none).
+    public let transparency: TransparencyInputs?
 
     init(
         leaf: Certificate, intermediates: [Certificate], anchors: TrustAnchors,
@@ -157,9 +159,10 @@ public struct TrustEvaluationRequest: Sendable {
         maximumIntermediates: Int? = nil, verificationDate: Date = Date(), hasExplicitVerificationDate: Bool = false,
         profile: ValidationProfile = .webPKI, usesVerifiedChainCache: Bool = true,
         certificatePolicyInputs: CertificatePolicyInputs = .default, emailAddresses: [String] = [], requiredKeyUsage: KeyUsage = [],
-        revocation: RevocationInputs = .none
+        revocation: RevocationInputs = .none, transparency: TransparencyInputs? = nil
     ) {
         self.revocation = revocation
+        self.transparency = transparency
         self.usesVerifiedChainCache = usesVerifiedChainCache
         self.certificatePolicyInputs = certificatePolicyInputs
         self.emailAddresses = emailAddresses

@@ -38,6 +38,13 @@ public struct Trust: Sendable {
     /// Who fetches when ``RevocationPolicy/allowsNetworkFetch`` is set; nil uses the built-in
     /// ``HTTPRevocationFetcher`` with its default limits.
     public var revocationFetcher: (any RevocationFetching)?
+    /// The Certificate Transparency policy a trusted path must meet (nil: none). SCTs are read from
+    /// the leaf, from ``signedCertificateTimestampList`` and from the OCSP responses (given and
+    /// stapled) about the leaf.
+    public var certificateTransparency: CertificateTransparencyPolicy?
+    /// The SignedCertificateTimestampList the server sent in the TLS `signed_certificate_timestamp`
+    /// extension (RFC 6962 §3.3, the TLS encoding), for the leaf.
+    public var signedCertificateTimestampList: [UInt8]?
 
     /// - Parameters:
     ///   - certificates: leaf first, then intermediates in any order.
@@ -173,7 +180,11 @@ public struct Trust: Sendable {
             requiredKeyUsage: identityAndPolicies.keyUsage,
             revocation: RevocationInputs(policy: effectiveRevocationPolicy, crls: crls, ocspResponses: ocspResponses,
                                          stapledOCSPResponses: stapledOCSPResponses,
-                                         fetcher: revocation.allowsNetworkFetch ? (revocationFetcher ?? HTTPRevocationFetcher()) : nil)
+                                         fetcher: revocation.allowsNetworkFetch ? (revocationFetcher ?? HTTPRevocationFetcher()) : nil),
+            transparency: certificateTransparency.map {
+                TransparencyInputs(policy: $0, tlsSCTList: signedCertificateTimestampList,
+                                   ocspResponses: ocspResponses + stapledOCSPResponses)
+            }
         )
     }
 

@@ -33,6 +33,9 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     /// What revocation checking found, per certificate of ``chain`` it covered (empty when
     /// revocation was off, or no complete path was reached).
     public internal(set) var revocation: [CertificateRevocationStatus] = []
+    /// What Certificate Transparency checking found (nil when no CT policy was given, or no path
+    /// was trusted before it).
+    public internal(set) var certificateTransparency: CertificateTransparencyReport?
     /// Set only by ``ResultCheck`` (the last gate every trusted result of an evaluation passes):
     /// an evaluation made with the public initializer never has it, so a ``ValidatedChain`` cannot
     /// be fabricated from a list of certificates.

@@ -43,6 +43,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
         case certificatePolicyViolated, emailAddressMismatch
         case revocationStatusUnknown
         case validityPeriodTooLong
+        case certificateTransparencyRequired
     }
 
     let value: Value
@@ -91,6 +92,10 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
     /// The leaf's validity period is longer than the profile allows (``ValidationProfile/apple``:
     /// trustd's maximums for TLS server certificates, 825 or 398 days).
     public static let validityPeriodTooLong = Self(.validityPeriodTooLong)
+    /// The chain ends at an anchor the Certificate Transparency policy applies to, and the leaf's
+    /// SCTs do not meet it (``CertificateTransparencyPolicy``; `SecTrust` reports it as a
+    /// recoverable failure, "Certificate Transparency validation required").
+    public static let certificateTransparencyRequired = Self(.certificateTransparencyRequired)
     /// A certificate has been revoked.
     public static let revoked = Self(.revoked)
     /// Hard-fail revocation (``RevocationPolicy/Mode/hard``) found no usable answer for a
@@ -120,7 +125,7 @@ public struct TrustFailureCode: Sendable, Hashable, CustomStringConvertible {
             .unsupported, .malformedCertificate, .internalError, .invalidPolicy, .budgetExhausted, .badSignature, .weakAlgorithm,
             .unhandledCriticalExtension, .unknownIssuer, .untrustedRoot, .notCertificateAuthority,
             .invalidKeyUsage, .pathLengthExceeded, .chainTooLong, .nameConstraintsViolated, .certificatePolicyViolated,
-            .revoked, .revocationStatusUnknown, .expired, .notYetValid, .validityPeriodTooLong, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
+            .revoked, .revocationStatusUnknown, .certificateTransparencyRequired, .expired, .notYetValid, .validityPeriodTooLong, .purposeNotAllowed, .hostnameMismatch, .ipAddressMismatch,
             .emailAddressMismatch,
         ]
         return order.firstIndex(of: value) ?? order.count

@@ -53,6 +53,10 @@ public struct TLSClientConfiguration: Sendable {
 
     /// Whether the client asks for a stapled OCSP response: when revocation is on, or when asked.
     public var asksForStapledOCSPResponse: Bool { requestsOCSPStapling || revocation.isEnabled }
+    /// The Certificate Transparency policy default handling holds the server's chain to (default
+    /// none), and that the challenge's `Trust` carries: the SCTs embedded in the leaf and those in
+    /// a stapled OCSP response are judged (docs/transparency.md).
+    public var certificateTransparency: CertificateTransparencyPolicy?
 
     /// - Parameter serverName: the name to send and check; nil uses the host connected to.
     public init(serverName: String? = nil) {

@@ -35,6 +35,8 @@ public final class TLSHandshakeContext: Sendable {
     private let clientAuthentication: TLSClientAuthentication
     /// The client configuration's revocation policy, for the `Trust` default handling evaluates.
     private let revocation: RevocationPolicy
+    /// The client configuration's Certificate Transparency policy, for the same `Trust`.
+    private let certificateTransparency: CertificateTransparencyPolicy?
     private let state = Locked(State())
 
     private struct State {
@@ -58,6 +60,7 @@ public final class TLSHandshakeContext: Sendable {
         configuredIdentity = configuration.identity
         clientAuthentication = .none
         revocation = configuration.revocation
+        certificateTransparency = configuration.certificateTransparency
     }
 
     /// A server's context.
@@ -73,6 +76,7 @@ public final class TLSHandshakeContext: Sendable {
         // A server asks no client for stapled answers (TLS has no such request for client
         // certificates), so the client's chain is judged without revocation.
         revocation = .off
+        certificateTransparency = nil
     }
 
     /// The instant by which the current phase must end; set by ``TLSConnection``.
@@ -161,6 +165,7 @@ public final class TLSHandshakeContext: Sendable {
             anchors: anchors)
         trust.revocation = revocation
         trust.stapledOCSPResponses = stapledOCSPResponses
+        trust.certificateTransparency = certificateTransparency
         state.withLock { $0.peerTrust = trust }
 
         guard let handler else { return defaultTrust(trust) }

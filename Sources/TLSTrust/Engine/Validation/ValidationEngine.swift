@@ -16,7 +16,9 @@
 /// the same question is answered from it. Every trusted result passes `ResultCheck`.
 enum ValidationDoor {
     static func evaluate(_ request: TrustEvaluationRequest, provider: some TrustBackend) -> TrustEvaluation {
-        VerifiedChainCache.evaluate(request, backend: provider)
+        let evaluation = VerifiedChainCache.evaluate(request, backend: provider)
+        guard let transparency = request.transparency, evaluation.isTrusted else { return evaluation }
+        return TransparencyCheck.apply(transparency, to: evaluation, request: request, backend: provider)
     }
 }
 

@@ -34,6 +34,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             /// The hashes of its name and key that OCSP CertIDs of the certificates it issued carry,
             /// per digest: computed once, since every stapled response is matched against them.
             var ocspIssuerHashes: [OCSPCertID.HashAlgorithm: (name: [UInt8], key: [UInt8])] = [:]
+            /// SCT signature results for this certificate (``SCTVerifier``), bounded.
+            var sctResults: [SCTMemoKey: Bool] = [:]
+            /// Whole Certificate Transparency results for this certificate (``TransparencyMemo``), bounded.
+            var transparencyResults: [TransparencyMemo] = []
         }
 
         init(der: [UInt8], digest: Int, fields: ParsedCertificate) {
@@ -82,6 +86,28 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
             let memo = SignerMemo()
             memos.revocationSignerMemo = memo
             return memo
+        }
+    }
+
+    /// A remembered SCT signature result for this certificate.
+    func sctResult(for key: SCTMemoKey) -> Bool? { storage.memos.withLock { $0.sctResults[key] } }
+
+    /// Remembers an SCT signature result; a certificate keeps at most 64, so a hostile peer that
+    /// sends new SCTs for one certificate cannot grow it without bound.
+    func recordSCTResult(_ verified: Bool, for key: SCTMemoKey) {
+        storage.memos.withLock { if $0.sctResults.count < 64 { $0.sctResults[key] = verified } }
+    }
+
+    /// A remembered Certificate Transparency result for this certificate as a leaf, if one matches.
+    func transparencyResult(_ matches: (TransparencyMemo) -> Bool) -> TransparencyMemo? {
+        storage.memos.withLock { $0.transparencyResults.first(where: matches) }
+    }
+
+    /// Remembers a Certificate Transparency result; the oldest of more than 8 is dropped.
+    func recordTransparencyResult(_ memo: TransparencyMemo) {
+        storage.memos.withLock { memos in
+            if memos.transparencyResults.count >= 8 { memos.transparencyResults.removeFirst() }
+            memos.transparencyResults.append(memo)
         }
     }
 
@@ -149,6 +175,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     public var revocationPointers: RevocationPointers { fields.revocationPointers }
     /// Whether it carries id-pkix-ocsp-nocheck (a delegated OCSP responder).
     public var hasOCSPNoCheck: Bool { fields.hasOCSPNoCheck }
+    /// The `extnValue` contents of the embedded SCT list extension (an OCTET STRING holding the
+    /// TLS-encoded list, RFC 6962 §3.3), or nil when the certificate has none. Read it with
+    /// ``SignedCertificateTimestampList/init(extensionValue:)``.
+    public var embeddedSCTListExtensionValue: ArraySlice<UInt8>? { fields.embeddedSCTListRange.map { storage.der[$0] } }
     /// Whether an extension with this OID is present and marked critical (nil when absent).
     public func isCritical(_ oid: String) -> Bool? { fields.extensions.first { $0.oid == oid }?.critical }
 

@@ -46,6 +46,10 @@ struct ParsedCertificate: Sendable {
     /// Whether the certificate carries id-pkix-ocsp-nocheck (a delegated OCSP responder's own
     /// status is not checked, RFC 6960 §4.2.2.2.1).
     var hasOCSPNoCheck = false
+    /// The `extnValue` contents of the embedded SCT list extension (RFC 6962 §3.3), when present.
+    /// Kept unread: a malformed list makes the SCTs invalid under a transparency policy, never the
+    /// certificate unparseable.
+    var embeddedSCTListRange: Range<Int>?
 
     init(_ der: [UInt8]) throws {
         let signed = try SignedData.whole(der, name: "certificate", tbsName: "TBSCertificate")
@@ -152,6 +156,9 @@ struct ParsedCertificate: Sendable {
                 case ExtensionOID.ocspNoCheck:
                     _ = try v.read(DERTag.null, "OCSP nocheck NULL")
                     hasOCSPNoCheck = true
+                case TransparencyOID.embeddedSCTList:
+                    embeddedSCTListRange = value.contents
+                    return
                 default:
                     return
                 }

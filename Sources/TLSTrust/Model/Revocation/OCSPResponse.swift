@@ -64,6 +64,9 @@ public struct OCSPResponse: Sendable, Hashable, CustomStringConvertible {
         public let nextUpdate: Date?
         /// A critical singleExtension the core does not process: this answer is not used.
         public let unprocessedCriticalExtension: String?
+        /// The `extnValue` contents of the SCT list singleExtension (RFC 6962 §3.3), or nil.
+        /// Read it with ``SignedCertificateTimestampList/init(extensionValue:)``.
+        public let sctListExtensionValue: [UInt8]?
     }
 
     /// The response's DER, exactly as given.
@@ -242,16 +245,18 @@ public struct OCSPResponse: Sendable, Hashable, CustomStringConvertible {
             guard n.isAtEnd else { throw DERError(description: "extra bytes after nextUpdate") }
         }
         var unprocessed: String?
+        var sctList: [UInt8]?
         if let explicit = try s.readOptional(DERTag.contextSpecific(1, constructed: true)) {
             var x = DERReader(der, contentsOf: explicit)
-            try forEachExtension(der, try x.read(DERTag.sequence, "singleExtensions")) { oid, critical, _ in
+            try forEachExtension(der, try x.read(DERTag.sequence, "singleExtensions")) { oid, critical, value in
+                if oid == TransparencyOID.ocspSCTList { sctList = Array(der[value.contents]) }
                 if critical, unprocessed == nil { unprocessed = oid }
             }
             guard x.isAtEnd else { throw DERError(description: "extra bytes after singleExtensions") }
         }
         guard s.isAtEnd else { throw DERError(description: "extra fields in SingleResponse") }
         return SingleResponse(certID: certID, status: status, thisUpdate: thisUpdate, nextUpdate: nextUpdate,
-                              unprocessedCriticalExtension: unprocessed)
+                              unprocessedCriticalExtension: unprocessed, sctListExtensionValue: sctList)
     }
 
     /// OCSP times are GeneralizedTime only (RFC 6960 §4.2.1).
