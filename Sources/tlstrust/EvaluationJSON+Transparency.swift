@@ -1,39 +1,30 @@
 import Foundation
+import TLSTrustToolSupport
 import TLSTrust
 
 extension EvaluationJSON {
     /// What Certificate Transparency checking found (`certificateTransparency`; `null` without
     /// `--ct-log-list`): whether the policy was enforced and met, why, and every SCT.
     struct TransparencyRecord: Encodable {
-        /// One SCT: its source, log, operator, timestamp, status and why.
+        /// One SCT: its source, log, operator, timestamp, status and why; the log ID in the tools' one
+        /// hex form (log lists write it in base64).
         struct SCTRecord: Encodable {
             let source: String
-            let logID: String?
-            let log: String?
-            let logOperator: String?
-            let timestamp: String?
+            @ExplicitNull var logID: String?
+            @ExplicitNull var log: String?
+            @ExplicitNull var logOperator: String?
+            @ExplicitNull var timestamp: String?
             let status: String
             let reason: String
 
             init(_ sct: SCTVerification) {
                 source = sct.source.rawValue
-                logID = sct.timestamp.map { Data($0.logID).base64EncodedString() }
+                logID = sct.timestamp.map { ToolJSON.hex($0.logID) }
                 log = sct.log?.name
                 logOperator = sct.log?.operatorName
                 timestamp = sct.timestamp.map { ISO8601DateFormatter().string(from: $0.date) }
                 status = sct.status.rawValue
                 reason = sct.reason
-            }
-
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(source, forKey: .source)
-                try c.encode(logID, forKey: .logID)
-                try c.encode(log, forKey: .log)
-                try c.encode(logOperator, forKey: .logOperator)
-                try c.encode(timestamp, forKey: .timestamp)
-                try c.encode(status, forKey: .status)
-                try c.encode(reason, forKey: .reason)
             }
 
             private enum CodingKeys: String, CodingKey { case source, logID, log, logOperator = "operator", timestamp, status, reason }
