@@ -8,7 +8,7 @@ import TLSTrustPKI
 /// engine (*Writing a backend*). So conformance is two things, and this kit checks both with
 /// real keys and certificates minted at run time by `TLSTrustPKI` (nothing committed):
 ///
-/// 1. **The crypto contract**, per scheme of ``SignatureScheme/all``: a valid signature verifies,
+/// 1. **The crypto contract**, per scheme of `SignatureScheme/all`: a valid signature verifies,
 ///    also from slices inside larger buffers; a tampered signature, a tampered message, empty,
 ///    one-byte, truncated, extended and 16 MiB inputs, a PSS salt of another length, another key
 ///    of the same type and every other scheme are `false`; a scheme the backend does not declare is
@@ -17,11 +17,11 @@ import TLSTrustPKI
 ///    SubjectPublicKeyInfos of every key type throw a `TLSTrustError` (or import into a key that
 ///    verifies nothing), never crash. (What one library does with another tool's keys is not a
 ///    contract: `Tests/TLSTrustTests/Seam/SignatureInteropTests` holds those interop checks.)
-/// 2. **The engine's verdicts**: on every test-PKI shape of ``TestScenario/Kind`` and a few key
+/// 2. **The engine's verdicts**: on every test-PKI shape of `TestScenario/Kind` and a few key
 ///    shapes (RSA below 2048 bits, P-521, RSA-PSS keys) the engine's verdict with the backend —
 ///    trusted, or the primary failure code — equals its verdict with a reference backend.
 ///
-/// and, when the backend adopts ``IdentityImporting``, a PKCS#12 identity imports with its key and
+/// and, when the backend adopts `IdentityImporting`, a PKCS#12 identity imports with its key and
 /// a wrong password is `wrongPassword`.
 ///
 /// ```swift
@@ -29,7 +29,7 @@ import TLSTrustPKI
 /// precondition(report.conforms, report.description)
 /// ```
 ///
-/// The kit mints with the key source it is given, else the one linked (``TestKeySources``): a
+/// The kit mints with the key source it is given, else the one linked (`TestKeySources`): a
 /// backend author with swift-crypto links `TLSTrustPKISwiftCrypto` and no system TLS library,
 /// and compares the verdicts with the catalogue's expectations instead of a reference backend:
 ///
@@ -46,7 +46,11 @@ public enum BackendConformance {
     /// Runs the whole kit on `backend`, comparing the engine's verdicts with those it gives on
     /// `reference` (a backend known to conform, e.g. `OpenSSLTrustBackend()`).
     ///
-    /// - Parameter keys: the key source that mints the kit's keys (default: ``TestKeySources/current``).
+    /// - Parameters:
+    ///   - backend: the backend under test.
+    ///   - reference: a backend known to conform, whose verdicts the engine's on `backend` must equal.
+    ///   - keys: the key source that mints the kit's keys (default: `TestKeySources.current`).
+    ///   - sections: the parts of the kit to run (default: all).
     /// - Throws: only when the test PKI cannot be minted (the key source failing for a key it
     ///   does support); everything the backend does wrong is a finding in the report, not an error.
     public static func run(_ backend: any TrustBackend, reference: any TrustBackend, keys: (any TestKeySource)? = nil,
@@ -55,7 +59,7 @@ public enum BackendConformance {
     }
 
     /// Runs the whole kit on `backend` with no reference backend: the engine's verdicts are
-    /// compared with the expectations of the test PKI's catalogue (``TestScenario/expectation``),
+    /// compared with the expectations of the test PKI's catalogue (`TestScenario/expectation`),
     /// so that no second library is needed.
     public static func run(_ backend: any TrustBackend, keys: (any TestKeySource)? = nil,
                            sections: Set<BackendConformanceSection> = Set(BackendConformanceSection.allCases)) throws -> BackendConformanceReport {
@@ -85,7 +89,7 @@ public enum BackendConformanceSection: String, Sendable, Hashable, CaseIterable,
     case malformedKeys
     /// The engine's verdicts on test-PKI shapes, against the reference backend.
     case verdicts
-    /// PKCS#12 identity import (only when the backend adopts ``IdentityImporting``).
+    /// PKCS#12 identity import (only when the backend adopts `IdentityImporting`).
     case identities
 
     public var description: String { rawValue }

@@ -16,7 +16,7 @@ enum VerdictComparison {
         let expected: String
     }
 
-    /// A root of `keyType` signing a P-256 leaf for ``host`` with `digest`: trusted, unless the
+    /// A root of `keyType` signing a P-256 leaf for `host` with `digest`: trusted, unless the
     /// root's key is an RSA key below 2048 bits (verified, then refused as weakAlgorithm).
     static func keyShape(_ keyType: TestKeyType, _ digest: SignatureDigest) throws -> Shape {
         var rootProfile = CertificateProfile.certificateAuthority(commonName: "Conformance Root \(keyType)")
@@ -82,7 +82,7 @@ enum VerdictComparison {
     }
 }
 
-/// PKCS#12 identities, for a backend that adopts ``IdentityImporting``.
+/// PKCS#12 identities, for a backend that adopts `IdentityImporting`.
 enum IdentityImport {
     static func check(_ backend: any TrustBackend, into report: inout BackendConformanceReport) throws {
         guard backend is any IdentityImporting else {

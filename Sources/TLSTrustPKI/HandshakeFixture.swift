@@ -17,6 +17,8 @@ public struct HandshakeFixture: Sendable {
     let accepting: TLSClientConfiguration
 
     /// - Parameters:
+    ///   - backend: the TLS backend both sides run on.
+    ///   - version: the TLS version both sides are fixed to.
     ///   - hierarchy: the server's chain (leaf + intermediate) and the client's anchor (root).
     ///   - host: the name the leaf carries.
     public init(backend: any TLSBackend, version: TLSVersion, hierarchy: TestHierarchy, host: String = "www.example.com") throws {

@@ -41,6 +41,8 @@ extension CertificateProfile {
     /// answers for, `CA:FALSE`, keyUsage digitalSignature, extendedKeyUsage id-kp-OCSPSigning.
     ///
     /// - Parameters:
+    ///   - commonName: the responder certificate's subject CN.
+    ///   - keyAlgorithm: the responder's key.
     ///   - noCheck: writes id-pkix-ocsp-nocheck (the usual choice: a responder's own status is not
     ///     asked for); false leaves the client to check the responder's revocation.
     ///   - extendedKeyUsage: the EKU to write; pass `[.serverAuth]` or nil (none) for a responder

@@ -7,7 +7,10 @@ extension TestPrivateKey {
     ///
     /// For signature vectors minted at test time (the backend conformance kit), where a certificate
     /// cannot carry the scheme (RSA-PSS) or a bare message is wanted.
-    /// - Parameter saltLength: the PSS salt length, when a test needs a wrong one (default: the digest's length).
+    /// - Parameters:
+    ///   - message: the bytes signed.
+    ///   - scheme: the signature scheme, digest included.
+    ///   - saltLength: the PSS salt length, when a test needs a wrong one (default: the digest's length).
     /// - Throws: `TestPKIError` when the key's library refuses (a scheme that does not fit the key, say).
     public func signature(over message: [UInt8], scheme: SignatureScheme, saltLength: Int? = nil) throws -> [UInt8] {
         try sign(message, with: TestSignatureAlgorithm(scheme, saltLength: saltLength))

@@ -139,12 +139,14 @@ public enum CertificateTransparency {
     /// Reads and verifies the SCTs of all three sources for `leaf`.
     ///
     /// - Parameters:
+    ///   - leaf: the certificate the SCTs are for.
     ///   - issuer: the leaf's issuer in the *validated* path: embedded SCTs are signed over its key
     ///     hash. Without it, embedded SCTs are `unverifiable` and OCSP answers cannot be matched.
     ///   - tlsSCTList: the TLS `signed_certificate_timestamp` extension's bytes, if any.
     ///   - ocspResponses: OCSP responses whose single responses for `leaf` may carry SCTs.
     ///   - logs: the logs SCTs are judged by; an SCT from any other log is `unknownLog`.
     ///   - date: the verification time; an SCT dated after it is `futureTimestamp`.
+    ///   - backend: verifies the logs' signatures (the same signature role the engine uses).
     /// - Returns: one ``SCTVerification`` per SCT, and one per list whose framing is malformed.
     public static func verifySCTs(for leaf: Certificate, issuer: Certificate?, tlsSCTList: [UInt8]? = nil,
                                   ocspResponses: [OCSPResponse] = [], logs: [CertificateTransparencyLog],
