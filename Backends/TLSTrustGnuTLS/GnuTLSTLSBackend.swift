@@ -25,6 +25,12 @@ extension GnuTLSTrustBackend: TLSLibraryBackend {
     /// `TLSServerConfiguration/stapledOCSPResponse`.
     public var supportsOCSPStapling: Bool { true }
 
+    /// True: a client with a Certificate Transparency policy asks for `signed_certificate_timestamp`
+    /// (an extension registered on its session) and hands the server's list, as received, to the
+    /// trust decision under TLS 1.2. Under TLS 1.3 the list rides in the leaf's certificate entry,
+    /// whose extensions GnuTLS 3.7 does not hand on, so none arrives. A server sends none.
+    public var supportsSignedCertificateTimestamps: Bool { true }
+
     public var privateKeyType: any PrivateKeyHandle.Type { GnuTLSPrivateKey.self }
 
     public func makeConnection(_ link: TLSSessionLink) throws -> any TLSConnectionRole {
