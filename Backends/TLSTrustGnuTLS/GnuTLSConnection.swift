@@ -29,10 +29,11 @@ import TLSTrust
 ///
 /// SCTs in the handshake: a client that asks registers `signed_certificate_timestamp` (type 18,
 /// which GnuTLS 3.7 does not implement) on its session (`gnutls_session_ext_register`), sends it
-/// empty and keeps the server's extension_data as raw bytes. GnuTLS parses custom extensions of
-/// ServerHello only: under TLS 1.2 the list arrives there, before Certificate, and reaches the
-/// one decision; under TLS 1.3 a server puts it in the leaf's certificate entry, where GnuTLS 3.7
-/// reads no extension but status_request, so a TLS 1.3 client receives none.
+/// empty and keeps the server's extension_data as raw bytes. Under TLS 1.2 the list arrives in
+/// ServerHello, before Certificate, and reaches the one decision. Under TLS 1.3 a server puts it
+/// in the leaf's certificate entry, which GnuTLS 3.7 refuses with "An illegal TLS extension was
+/// received", so the link asks only when the client's versions stop at TLS 1.2
+/// (`GnuTLSTrustBackend.asksForSignedCertificateTimestamps(upTo:)`).
 ///
 /// Every C object this makes (session, credentials, certificate list) is freed in `release()`
 /// or, failing that, in `deinit`.

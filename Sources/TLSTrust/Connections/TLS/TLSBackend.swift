@@ -35,6 +35,11 @@ public protocol TLSBackend: TrustBackend {
     /// in the certificate and those of a stapled OCSP response (docs/transparency.md).
     var supportsSignedCertificateTimestamps: Bool { get }
 
+    /// Whether a client whose versions reach `maximum` asks for the SCT list and can receive it:
+    /// ``supportsSignedCertificateTimestamps`` unless the library receives it under some versions
+    /// only (GnuTLS 3.7: TLS 1.2; offering it to a TLS 1.3 server that answers breaks its handshake).
+    func asksForSignedCertificateTimestamps(upTo maximum: TLSVersion) -> Bool
+
     /// Makes the client side of a connection over `transport`. The handshake starts with
     /// ``TLSSession/handshake()``.
     ///
@@ -87,6 +92,8 @@ extension TLSBackend {
     /// False unless the backend says otherwise: a backend that never asks for the extension
     /// judges without TLS-delivered SCTs, which is what its users see documented.
     public var supportsSignedCertificateTimestamps: Bool { false }
+
+    public func asksForSignedCertificateTimestamps(upTo maximum: TLSVersion) -> Bool { supportsSignedCertificateTimestamps }
 
     /// Checks the version range against what the library supports.
     public func checkVersions(minimum: TLSVersion, maximum: TLSVersion) throws -> (TLSVersion, TLSVersion) {

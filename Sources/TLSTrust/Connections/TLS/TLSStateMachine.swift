@@ -59,7 +59,8 @@ public final class TLSStateMachine: TLSSession {
             serverNameIndication: ServerNameIndication.hostName(configured: configuration.serverName, host: context.host),
             asksForStapledOCSPResponse: configuration.asksForStapledOCSPResponse && backend.supportsOCSPStapling,
             stapledOCSPResponse: nil,
-            asksForSignedCertificateTimestamps: configuration.asksForSignedCertificateTimestamps && backend.supportsSignedCertificateTimestamps,
+            asksForSignedCertificateTimestamps: configuration.asksForSignedCertificateTimestamps
+                && backend.asksForSignedCertificateTimestamps(upTo: versions.1),
             clientAuthentication: .none, acceptableClientCAs: [], serverIdentity: nil)
         self.init(link: link, role: try backend.makeConnection(link))
     }

@@ -13,11 +13,11 @@ import Testing
 struct TLSSignedCertificateTimestampTests {
     static let host = TLSStaplingTests.host
 
-    /// What a backend is expected to receive under `version`: OpenSSL under both, GnuTLS 3.7
-    /// under TLS 1.2 only (it reads no extension of a TLS 1.3 certificate entry but
-    /// status_request), mbedTLS 2.28 never.
+    /// Whether a backend's client limited to `version` asks, and so receives: OpenSSL under both,
+    /// GnuTLS 3.7 under TLS 1.2 only (it refuses the extension in a TLS 1.3 certificate entry),
+    /// mbedTLS 2.28 never.
     static func receives(_ name: String, _ version: TLSVersion) -> Bool {
-        TestBackends.tls(name)!.supportsSignedCertificateTimestamps && (name != "gnutls" || version == .tls12)
+        TestBackends.tls(name)!.asksForSignedCertificateTimestamps(upTo: version)
     }
 
     /// A hierarchy, two logs of two operators and the leaf's two SCTs as a TLS list.
@@ -60,10 +60,17 @@ struct TLSSignedCertificateTimestampTests {
                 guard backend.supportedTLSVersions.contains(version) else { continue }
                 let what = "\(name) client, \(version)"
                 guard Self.receives(name, version) else {
-                    // Without the list, two TLS SCTs are missing: refused, never let through.
-                    await #expect(throws: TLSError.self, "\(what)") {
-                        _ = try await TLSStaplingTests.get(backend, port: peer.port, fixture.client(version))
+                    // No list reaches the decision, so two TLS SCTs are missing: refused by the
+                    // policy, never let through.
+                    var configuration = fixture.client(version)
+                    let recorder = TLSStaplingTests.TrustRecorder()
+                    configuration.challengeHandler = recorder
+                    let error = await #expect(throws: TLSError.self, "\(what)") {
+                        _ = try await TLSConnection.connect(host: "127.0.0.1", port: peer.port, configuration: configuration, backend: backend)
                     }
+                    #expect(recorder.serverTrusts.count == 1 && recorder.serverTrusts.first?.signedCertificateTimestampList == nil, "\(what)")
+                    let failures = error?.evaluation?.failures.map(\.code) ?? []
+                    #expect(failures.contains(.certificateTransparencyRequired), "\(what): \(String(describing: error))")
                     continue
                 }
                 let (connection, reply, recorder) = try await TLSStaplingTests.get(backend, port: peer.port, fixture.client(version))
@@ -95,10 +102,14 @@ struct TLSSignedCertificateTimestampTests {
                 var configuration = fixture.client(.tls12)
                 let recorder = TLSStaplingTests.TrustRecorder()
                 configuration.challengeHandler = recorder
-                await #expect(throws: TLSError.self, "\(name)") {
+                let error = await #expect(throws: TLSError.self, "\(name)") {
                     _ = try await TLSConnection.connect(host: "127.0.0.1", port: peer.port, configuration: configuration, backend: backend)
                 }
                 #expect(recorder.serverTrusts.first?.signedCertificateTimestampList == garbage, "\(name)")
+                let report = error?.evaluation?.certificateTransparency
+                #expect(report?.isCompliant == false, "\(name): \(String(describing: report))")
+                #expect(report?.timestamps.contains { $0.source == .tlsExtension && $0.status == .malformed } == true,
+                        "\(name): \(String(describing: report))")
             }
         }
     }
@@ -128,9 +139,14 @@ struct TLSSignedCertificateTimestampTests {
     func backendsSayWhatTheyDo() {
         for name in TestBackends.tlsNames {
             let backend = TestBackends.tls(name)!
+            let asks = TLSVersion.allCases.filter { backend.asksForSignedCertificateTimestamps(upTo: $0) }
             switch name {
-            case "openssl", "gnutls": #expect(backend.supportsSignedCertificateTimestamps, "\(name)")
-            default: #expect(!backend.supportsSignedCertificateTimestamps, "\(name)")
+            case "openssl":
+                #expect(backend.supportsSignedCertificateTimestamps && asks == [.tls12, .tls13], "\(name)")
+            case "gnutls":
+                #expect(backend.supportsSignedCertificateTimestamps && asks == [.tls12], "\(name)")
+            default:
+                #expect(!backend.supportsSignedCertificateTimestamps && asks.isEmpty, "\(name)")
             }
         }
     }
