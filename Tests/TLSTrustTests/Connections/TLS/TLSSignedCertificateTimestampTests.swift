@@ -85,6 +85,29 @@ struct TLSSignedCertificateTimestampTests {
         }
     }
 
+    @Test("With stapling asked for under TLS 1.2 (OpenSSL holds the chain until ServerHelloDone), the held decision sees the list")
+    func heldDecisionSeesTheList() async throws {
+        let fixture = try await Fixture.make()
+        let directory = try TemporaryDirectory(prefix: "tlstrust-serverinfo")
+        let file = directory.file("serverinfo.pem")
+        try ServerInfoFile.writeSignedCertificateTimestamps(fixture.list, to: file)
+        let pki = fixture.pki
+        try await TLSOpenSSLTests.withPeer({
+            try ExternalTLSPeer.opensslServer(leaf: pki.leaf, chain: [pki.intermediate], version: .tls12,
+                                              extraArguments: ["-serverinfo", file.path])
+        }) { peer in
+            for name in TestBackends.tlsNames where Self.receives(name, .tls12) && TestBackends.tls(name)!.supportsOCSPStapling {
+                let backend = try TLSMatrixTests.backend(name)
+                var configuration = fixture.client(.tls12)
+                configuration.requestsOCSPStapling = true
+                let (connection, reply, _) = try await TLSStaplingTests.get(backend, port: peer.port, configuration)
+                #expect(reply.contains(" 200 "), "\(name): \(reply.prefix(200))")
+                #expect(connection.context.signedCertificateTimestampList == fixture.list, "\(name)")
+                #expect(connection.context.evaluation?.certificateTransparency?.isCompliant == true, "\(name)")
+            }
+        }
+    }
+
     @Test("A garbage SCT list arrives as it was sent and counts for nothing: the policy refuses the server")
     func garbageListCountsForNothing() async throws {
         let fixture = try await Fixture.make()
