@@ -27,6 +27,14 @@ import TLSTrust
 /// `TLSSessionLink/stapledOCSPResponse` from a status function
 /// (`gnutls_certificate_set_ocsp_status_request_function`), as given, unchecked.
 ///
+/// SCTs in the handshake: a client that asks registers `signed_certificate_timestamp` (type 18,
+/// which GnuTLS 3.7 does not implement) on its session (`gnutls_session_ext_register`), sends it
+/// empty and keeps the server's extension_data as raw bytes. Under TLS 1.2 the list arrives in
+/// ServerHello, before Certificate, and reaches the one decision. Under TLS 1.3 a server puts it
+/// in the leaf's certificate entry, which GnuTLS 3.7 refuses with "An illegal TLS extension was
+/// received", so the link asks only when the client's versions stop at TLS 1.2
+/// (`GnuTLSTrustBackend.asksForSignedCertificateTimestamps(upTo:)`).
+///
 /// Every C object this makes (session, credentials, certificate list) is freed in `release()`
 /// or, failing that, in `deinit`.
 final class GnuTLSConnection: TLSConnectionRole {
@@ -38,6 +46,9 @@ final class GnuTLSConnection: TLSConnectionRole {
     private var clientCertificates: GnuTLSPCertList?
     /// The identity whose key GnuTLS borrows for this session (keeps the `gnutls_privkey_t` alive).
     private var borrowedIdentity: ClientIdentity?
+    /// The extension_data of the server's `signed_certificate_timestamp` extension, as received;
+    /// nil when none arrived (or the client did not ask).
+    private var signedCertificateTimestampList: [UInt8]?
 
     /// A client (SNI, ALPN, no resumption, the verify and retrieve functions) or a server (its
     /// identity, stapling, a certificate request when it asks for one).
@@ -76,6 +87,13 @@ final class GnuTLSConnection: TLSConnectionRole {
         if let name = link.serverNameIndication {
             let status = name.withCString { gnutls_server_name_set(handle, GNUTLS_NAME_DNS, $0, strlen($0)) }
             guard status >= 0 else { throw setupError("gnutls_server_name_set(\(name))", status) }
+        }
+        if link.asksForSignedCertificateTimestamps {
+            let flags = UInt32(GNUTLS_EXT_FLAG_CLIENT_HELLO.rawValue | GNUTLS_EXT_FLAG_TLS12_SERVER_HELLO.rawValue | GNUTLS_EXT_FLAG_TLS.rawValue)
+            let status = gnutls_session_ext_register(handle, "signed_certificate_timestamp", Self.signedCertificateTimestampType, GNUTLS_EXT_TLS,
+                                                     { session, data, length in GnuTLSConnection.keepSCTs(session, data, length) },
+                                                     { _, _ in GNUTLS_E_INT_RET_0 }, nil, nil, nil, flags)
+            guard status >= 0 else { throw setupError("gnutls_session_ext_register(signed_certificate_timestamp)", status) }
         }
         if link.asksForStapledOCSPResponse {
             let status = gnutls_ocsp_status_request_enable_client(handle, nil, 0, nil)
@@ -250,8 +268,21 @@ final class GnuTLSConnection: TLSConnectionRole {
         let owner = Unmanaged<GnuTLSConnection>.fromOpaque(pointer).takeUnretainedValue()
         let chain = peerChain(session)
         let accepted = owner.link.peerPresented(chain, protocolVersion: version(session),
-                                                stapledOCSPResponses: owner.stapledOCSPResponses(session, chainLength: chain.count))
+                                                stapledOCSPResponses: owner.stapledOCSPResponses(session, chainLength: chain.count),
+                                                signedCertificateTimestampList: owner.signedCertificateTimestampList)
         return accepted ? 0 : -1
+    }
+
+    /// The TLS extension type of `signed_certificate_timestamp` (RFC 6962 §3.3.1).
+    static let signedCertificateTimestampType: Int32 = 18
+
+    /// The server's `signed_certificate_timestamp` in its ServerHello: its bytes, unparsed (the
+    /// client's own, sent empty, carries none). GnuTLS refuses a repeated extension itself.
+    static func keepSCTs(_ session: gnutls_session_t?, _ data: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
+        guard let session, let pointer = gnutls_session_get_ptr(session) else { return GNUTLS_E_INTERNAL_ERROR }
+        let owner = Unmanaged<GnuTLSConnection>.fromOpaque(pointer).takeUnretainedValue()
+        owner.signedCertificateTimestampList = length > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: length)) : []
+        return 0
     }
 
     /// The peer's chain as `gnutls_certificate_get_peers` gives it, leaf first.

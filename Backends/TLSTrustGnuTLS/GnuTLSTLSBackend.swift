@@ -25,6 +25,16 @@ extension GnuTLSTrustBackend: TLSLibraryBackend {
     /// `TLSServerConfiguration/stapledOCSPResponse`.
     public var supportsOCSPStapling: Bool { true }
 
+    /// True, under TLS 1.2: a client with a Certificate Transparency policy whose versions stop at
+    /// TLS 1.2 asks for `signed_certificate_timestamp` (an extension registered on its session) and
+    /// hands the server's list, as received, to the trust decision. Under TLS 1.3 the list rides in
+    /// the leaf's certificate entry, which GnuTLS 3.7 refuses ("An illegal TLS extension was
+    /// received"), so a client whose versions reach TLS 1.3 does not ask. A server sends none.
+    public var supportsSignedCertificateTimestamps: Bool { true }
+
+    /// Only when the client cannot negotiate TLS 1.3.
+    public func asksForSignedCertificateTimestamps(upTo maximum: TLSVersion) -> Bool { maximum == .tls12 }
+
     public var privateKeyType: any PrivateKeyHandle.Type { GnuTLSPrivateKey.self }
 
     public func makeConnection(_ link: TLSSessionLink) throws -> any TLSConnectionRole {

@@ -21,6 +21,11 @@ extension MbedTLSTrustBackend: TLSLibraryBackend {
     /// the engine decides without a stapled answer.
     public var supportsOCSPStapling: Bool { false }
 
+    /// False: mbedTLS 2.28 has no way to send or read `signed_certificate_timestamp`. A client
+    /// with a Certificate Transparency policy connects without asking, and the policy is judged
+    /// on the SCTs embedded in the certificate (docs/transparency.md).
+    public var supportsSignedCertificateTimestamps: Bool { false }
+
     public var privateKeyType: any PrivateKeyHandle.Type { MbedTLSPrivateKey.self }
 
     public func makeConnection(_ link: TLSSessionLink) throws -> any TLSConnectionRole {

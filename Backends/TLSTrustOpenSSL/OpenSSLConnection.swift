@@ -32,6 +32,13 @@ import Musl
 ///   then, before it counts as complete.
 /// - A server staples a copy of `TLSSessionLink/stapledOCSPResponse` from its status callback
 ///   whenever a client asks.
+/// - SCTs in the handshake: a client that asks registers a custom extension for
+///   `signed_certificate_timestamp` (type 18; OpenSSL 3 allows it while its own CT validation is
+///   off, and its own would parse, judge and re-encode the list). The client sends it empty; the
+///   server's extension_data — in ServerHello under TLS 1.2, in the leaf's certificate entry
+///   under TLS 1.3, both before the verify callback runs — is kept as raw bytes
+///   (`signedCertificateTimestampList`) and handed to the link with the chain. OpenSSL decides
+///   nothing about it.
 /// - No resumption: no session cache, no tickets, so every handshake is judged afresh.
 final class OpenSSLConnection: TLSConnectionRole {
     let link: TLSSessionLink
@@ -40,6 +47,9 @@ final class OpenSSLConnection: TLSConnectionRole {
     /// A TLS 1.2 client's presented chain, held by the verify callback until the server's
     /// CertificateStatus is known; nil when no decision waits.
     private var pendingChain: [[UInt8]]?
+    /// The extension_data of the server's `signed_certificate_timestamp` extension for its leaf,
+    /// as received; nil when none arrived (or the client did not ask).
+    private(set) var signedCertificateTimestampList: [UInt8]?
     /// OpenSSL reported `SSL_ERROR_SYSCALL` or `SSL_ERROR_SSL`, after which `SSL_shutdown` must
     /// not be called (a read that timed out may still be made again).
     private var fatalErrorSeen = false
@@ -58,6 +68,13 @@ final class OpenSSLConnection: TLSConnectionRole {
             SSL_CTX_set_cert_verify_callback(ctx, OpenSSLTLSCallbacks.verifyPeer, nil)
             SSL_CTX_set_cert_cb(ctx, OpenSSLTLSCallbacks.chooseClientCertificate, nil)
             if link.asksForStapledOCSPResponse { _ = COpenSSL_SSL_CTX_set_tlsext_status_cb(ctx, OpenSSLTLSCallbacks.clientStatus) }
+            if link.asksForSignedCertificateTimestamps {
+                let contexts = UInt32(SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO | SSL_EXT_TLS1_3_CERTIFICATE)
+                guard SSL_CTX_add_custom_ext(ctx, Self.signedCertificateTimestampType, contexts, OpenSSLTLSCallbacks.askForSCTs, nil, nil,
+                                             OpenSSLTLSCallbacks.keepSCTs, nil) == 1 else {
+                    throw TLSError(.handshakeFailed, "OpenSSL cannot ask for the signed_certificate_timestamp extension: \(OpenSSLLibrary.drainErrors())")
+                }
+            }
         }
         if let identity = link.serverIdentity {
             let key = try link.serverKey(as: OpenSSLPrivateKey.self)
@@ -268,7 +285,18 @@ final class OpenSSLConnection: TLSConnectionRole {
     func decidePending(_ ssl: OpaquePointer) -> Bool {
         let chain = pendingChain ?? Self.peerChain(ssl)
         pendingChain = nil
-        return link.peerPresented(chain, protocolVersion: Self.version(of: ssl), stapledOCSPResponses: stapledOCSPResponses(ssl))
+        return link.peerPresented(chain, protocolVersion: Self.version(of: ssl), stapledOCSPResponses: stapledOCSPResponses(ssl),
+                                  signedCertificateTimestampList: signedCertificateTimestampList)
+    }
+
+    /// The TLS extension type of `signed_certificate_timestamp` (RFC 6962 §3.3.1).
+    static let signedCertificateTimestampType: UInt32 = 18
+
+    /// Keeps the server's SCT list for its leaf; a second one for the same leaf is refused.
+    func keep(signedCertificateTimestampList list: [UInt8]) -> Bool {
+        guard signedCertificateTimestampList == nil else { return false }
+        signedCertificateTimestampList = list
+        return true
     }
 
     /// Holds a TLS 1.2 client's chain until the stapled response is known.
@@ -353,7 +381,8 @@ enum OpenSSLTLSCallbacks {
             X509_STORE_CTX_set_error(store, X509_V_OK)
             return 1
         }
-        let accepted = owner.link.peerPresented(chain, protocolVersion: version, stapledOCSPResponses: owner.stapledOCSPResponses(ssl))
+        let accepted = owner.link.peerPresented(chain, protocolVersion: version, stapledOCSPResponses: owner.stapledOCSPResponses(ssl),
+                                                signedCertificateTimestampList: owner.signedCertificateTimestampList)
         X509_STORE_CTX_set_error(store, accepted ? X509_V_OK : X509_V_ERR_CERT_REJECTED)
         return accepted ? 1 : 0
     }
@@ -374,6 +403,37 @@ enum OpenSSLTLSCallbacks {
         guard let response = owner.link.stapledOCSPResponse else { return SSL_TLSEXT_ERR_NOACK }
         let stapled = response.withUnsafeBufferPointer { COpenSSL_SSL_staple_ocsp_resp_copy(ssl, $0.baseAddress, $0.count) }
         return stapled == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_ALERT_FATAL
+    }
+
+    /// A client's `signed_certificate_timestamp` in its ClientHello: empty, as RFC 6962 §3.3.1
+    /// has it; nothing in any other message.
+    static let askForSCTs: @convention(c) (
+        OpaquePointer?, UInt32, UInt32, UnsafeMutablePointer<UnsafePointer<UInt8>?>?, UnsafeMutablePointer<Int>?,
+        OpaquePointer?, Int, UnsafeMutablePointer<Int32>?, UnsafeMutableRawPointer?
+    ) -> Int32 = { _, _, context, out, outLength, _, _, _, _ in
+        guard context & UInt32(SSL_EXT_CLIENT_HELLO) != 0, let out, let outLength else { return 0 }
+        out.pointee = nil
+        outLength.pointee = 0
+        return 1
+    }
+
+    /// The server's `signed_certificate_timestamp`: its bytes, unparsed, for the leaf (TLS 1.2
+    /// ServerHello; TLS 1.3 the first certificate entry). Lists in later entries concern
+    /// intermediates, which Certificate Transparency does not judge, and are passed over.
+    static let keepSCTs: @convention(c) (
+        OpaquePointer?, UInt32, UInt32, UnsafePointer<UInt8>?, Int, OpaquePointer?, Int,
+        UnsafeMutablePointer<Int32>?, UnsafeMutableRawPointer?
+    ) -> Int32 = { ssl, _, context, bytes, length, _, chainIndex, alert, _ in
+        guard let ssl, let owner = OpenSSLConnection.of(ssl) else { return 0 }
+        let forLeaf = context & UInt32(SSL_EXT_TLS1_2_SERVER_HELLO) != 0
+            || (context & UInt32(SSL_EXT_TLS1_3_CERTIFICATE) != 0 && chainIndex == 0)
+        guard forLeaf else { return 1 }
+        let list = length > 0 && bytes != nil ? Array(UnsafeBufferPointer(start: bytes, count: length)) : []
+        guard owner.keep(signedCertificateTimestampList: list) else {
+            alert?.pointee = Int32(SSL_AD_DECODE_ERROR)
+            return 0
+        }
+        return 1
     }
 
     /// A client's certificate callback, run when the server asked for a certificate: the link

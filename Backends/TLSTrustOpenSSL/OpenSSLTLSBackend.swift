@@ -17,6 +17,11 @@ extension OpenSSLTrustBackend: TLSLibraryBackend {
     /// response, so a client sees at most one.
     public var supportsOCSPStapling: Bool { true }
 
+    /// True: a client with a Certificate Transparency policy asks for `signed_certificate_timestamp`
+    /// (a custom extension, so that OpenSSL's own CT code decides nothing) and hands the server's
+    /// list, as received, to the trust decision under TLS 1.2 and 1.3. A server sends none.
+    public var supportsSignedCertificateTimestamps: Bool { true }
+
     public var privateKeyType: any PrivateKeyHandle.Type { OpenSSLPrivateKey.self }
 
     public func makeConnection(_ link: TLSSessionLink) throws -> any TLSConnectionRole {

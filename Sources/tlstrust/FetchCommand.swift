@@ -82,6 +82,13 @@ struct FetchCommand: ParsableCommand {
             let note = "tlstrust: revocation (\(policy.mode)): \(backend.name) cannot ask the server to staple an OCSP response; judged without a stapled answer"
             FileHandle.standardError.write(Data((note.terminalSafe + "\n").utf8))
         }
+        // With a CT policy the client asks for the handshake's SCT list where the library can; a
+        // library that cannot (mbedTLS 2.28) judges without it, and says so.
+        if configuration.asksForSignedCertificateTimestamps && !backend.asksForSignedCertificateTimestamps(upTo: configuration.maximumVersion) {
+            let versions = backend.supportsSignedCertificateTimestamps ? " when TLS 1.3 may be negotiated (--tls-version 1.2 lets it)" : ""
+            let note = "tlstrust: certificate transparency: \(backend.name) cannot ask the server for SCTs in the handshake (signed_certificate_timestamp)\(versions); judged without them"
+            FileHandle.standardError.write(Data((note.terminalSafe + "\n").utf8))
+        }
         var evaluators: [any ServerTrustEvaluating] = []
         if !pins.isEmpty {
             // Like curl's --pinnedpubkey: the pins concern this connection, whatever its host

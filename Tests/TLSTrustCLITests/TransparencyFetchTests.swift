@@ -42,4 +42,38 @@ struct TransparencyFetchTests {
             }
         }
     }
+
+    @Test("SCTs delivered only in the handshake are asked for and judged live; mbedTLS, which cannot ask, fails closed and says so")
+    func handshakeSCTs() throws {
+        let pki = try TestHierarchy.make(leafDNSNames: [testHost])
+        let logA = try TestCTLog(operator: "Operator A"), logB = try TestCTLog(operator: "Operator B")
+        let list = SCTListEncoding.list([try logA.sct(forCertificate: pki.leaf.der), try logB.sct(forCertificate: pki.leaf.der)])
+        let directory = try TemporaryDirectory(prefix: "tlstrust-serverinfo")
+        let serverInfo = directory.file("serverinfo.pem")
+        try ServerInfoFile.writeSignedCertificateTimestamps(list, to: serverInfo)
+        // TLS 1.2, which every backend's client speaks: GnuTLS 3.7 receives the list only there.
+        let server = try ExternalTLSPeer.opensslServer(leaf: pki.leaf, chain: [pki.intermediate], version: .tls12,
+                                                       extraArguments: ["-serverinfo", serverInfo.path])
+        defer { server.stop() }
+        try withFixtures { files in
+            let common = ["fetch", "https://\(testHost):\(server.port)/", "--anchors", try files.pem("root.pem", [pki.root]),
+                          "--connect-to", "127.0.0.1", "--timeout", "5", "--ct-policy", "chrome",
+                          "--ct-log-list", try files.bytes("log_list.json", CTLogListWriter.json([logA.log, logB.log])), "--ct-custom-anchors"]
+            // GnuTLS 3.7 asks only when TLS 1.3 cannot be negotiated.
+            for arguments in [["--backend", "openssl"], ["--backend", "gnutls", "--tls-version", "1.2"]] {
+                let result = try ToolRunner.run(common + arguments)
+                result.expectExit(0, "\(arguments)")
+                #expect(result.stderr.contains("chrome CT policy met"), "\(result)")
+                #expect(result.stderr.components(separatedBy: "SCT (TLS extension) from").count == 3, "\(result)")
+            }
+            let gnutls = try ToolRunner.run(common + ["--backend", "gnutls"])
+            gnutls.expectExit(1, "gnutls up to TLS 1.3")
+            #expect(gnutls.stderr.contains("gnutls cannot ask the server for SCTs in the handshake (signed_certificate_timestamp) when TLS 1.3 may be negotiated"),
+                    "\(gnutls)")
+            let mbedtls = try ToolRunner.run(common + ["--backend", "mbedtls"])
+            mbedtls.expectExit(1, "mbedtls")
+            #expect(mbedtls.stderr.contains("mbedtls cannot ask the server for SCTs in the handshake"), "\(mbedtls)")
+            #expect(mbedtls.stderr.contains("certificateTransparencyRequired"), "\(mbedtls)")
+        }
+    }
 }

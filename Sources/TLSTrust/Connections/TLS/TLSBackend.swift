@@ -16,7 +16,7 @@ public protocol TLSBackend: TrustBackend {
 
     /// Whether the library does OCSP stapling (RFC 6066 status_request): as a client, asking the
     /// server for a stapled response and handing the one it staples to
-    /// ``TLSHandshakeContext/verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:)``
+    /// ``TLSHandshakeContext/verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:signedCertificateTimestampList:)``
     /// before the trust decision; as a server, stapling ``TLSServerConfiguration/stapledOCSPResponse``.
     ///
     /// No default: each backend states what its library can do. Where it is false, a client whose
@@ -25,6 +25,20 @@ public protocol TLSBackend: TrustBackend {
     /// ``TLSClientConfiguration/revocation`` on proceeds, and the engine judges without a
     /// stapled answer (soft-fail tolerates that; hard-fail needs another answer).
     var supportsOCSPStapling: Bool { get }
+
+    /// Whether a client asks the server for its SCT list (the `signed_certificate_timestamp`
+    /// extension, type 18, RFC 6962 §3.3) and hands the list it receives to
+    /// ``TLSHandshakeContext/verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:signedCertificateTimestampList:)``.
+    /// A client asks only when its configuration has a
+    /// ``TLSClientConfiguration/certificateTransparency`` policy. Where it is false (mbedTLS
+    /// 2.28), such a client connects without asking and the policy is judged on the SCTs embedded
+    /// in the certificate and those of a stapled OCSP response (docs/transparency.md).
+    var supportsSignedCertificateTimestamps: Bool { get }
+
+    /// Whether a client whose versions reach `maximum` asks for the SCT list and can receive it:
+    /// ``supportsSignedCertificateTimestamps`` unless the library receives it under some versions
+    /// only (GnuTLS 3.7: TLS 1.2; offering it to a TLS 1.3 server that answers breaks its handshake).
+    func asksForSignedCertificateTimestamps(upTo maximum: TLSVersion) -> Bool
 
     /// Makes the client side of a connection over `transport`. The handshake starts with
     /// ``TLSSession/handshake()``.
@@ -75,6 +89,12 @@ public protocol TLSSession: AnyObject {
 }
 
 extension TLSBackend {
+    /// False unless the backend says otherwise: a backend that never asks for the extension
+    /// judges without TLS-delivered SCTs, which is what its users see documented.
+    public var supportsSignedCertificateTimestamps: Bool { false }
+
+    public func asksForSignedCertificateTimestamps(upTo maximum: TLSVersion) -> Bool { supportsSignedCertificateTimestamps }
+
     /// Checks the version range against what the library supports.
     public func checkVersions(minimum: TLSVersion, maximum: TLSVersion) throws -> (TLSVersion, TLSVersion) {
         guard minimum <= maximum else {

@@ -54,9 +54,15 @@ public struct TLSClientConfiguration: Sendable {
     /// Whether the client asks for a stapled OCSP response: when revocation is on, or when asked.
     public var asksForStapledOCSPResponse: Bool { requestsOCSPStapling || revocation.isEnabled }
     /// The Certificate Transparency policy default handling holds the server's chain to (default
-    /// none), and that the challenge's `Trust` carries: the SCTs embedded in the leaf and those in
-    /// a stapled OCSP response are judged (docs/transparency.md).
+    /// none), and that the challenge's `Trust` carries: the SCTs embedded in the leaf, those in
+    /// a stapled OCSP response and those of the TLS `signed_certificate_timestamp` extension are
+    /// judged (docs/transparency.md). With a policy set the client asks for the extension, on
+    /// backends that can (``TLSBackend/supportsSignedCertificateTimestamps``).
     public var certificateTransparency: CertificateTransparencyPolicy?
+
+    /// Whether the client asks the server for its SCT list in the handshake: when it has a
+    /// Certificate Transparency policy.
+    public var asksForSignedCertificateTimestamps: Bool { certificateTransparency != nil }
 
     /// - Parameter serverName: the name to send and check; nil uses the host connected to.
     public init(serverName: String? = nil) {

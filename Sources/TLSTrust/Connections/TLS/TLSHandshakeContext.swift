@@ -4,7 +4,7 @@ import Dispatch
 ///
 /// A backend's TLS code never decides whom to trust. When its library has received the peer's
 /// certificate chain (and, when the client asked for one, the OCSP response the server stapled),
-/// and before the handshake goes on, it calls ``verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:)``
+/// and before the handshake goes on, it calls ``verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:signedCertificateTimestampList:)``
 /// and aborts the handshake with a fatal alert if the answer is false. When a server asks a client
 /// for a certificate, it calls ``clientIdentity(acceptableCANames:protocolVersion:)``. Both run the
 /// app's ``TLSChallengeHandler`` — an async function — and wait for it, bounded by the handshake
@@ -47,6 +47,7 @@ public final class TLSHandshakeContext: Sendable {
         var challenges: [TLSAuthenticationMethod] = []
         var sentIdentity: ClientIdentity?
         var stapledOCSPResponses: [[UInt8]] = []
+        var signedCertificateTimestampList: [UInt8]?
     }
 
     /// A client's context.
@@ -100,12 +101,20 @@ public final class TLSHandshakeContext: Sendable {
     public var challenges: [TLSAuthenticationMethod] { state.withLock { $0.challenges } }
 
     /// The DER OCSP responses the server stapled (status_request), as the backend handed them to
-    /// ``verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:)``: the leaf's first,
+    /// ``verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:signedCertificateTimestampList:)``: the leaf's first,
     /// then any a TLS 1.3 server stapled for other certificates of its chain. Empty when the client
     /// did not ask (``TLSClientConfiguration/asksForStapledOCSPResponse``), when the server stapled
     /// nothing, and on a server. The bytes are exactly what arrived: judging them is the engine's
     /// job, so they may be anything, garbage included.
     public var stapledOCSPResponses: [[UInt8]] { state.withLock { $0.stapledOCSPResponses } }
+
+    /// The server's SCT list from its `signed_certificate_timestamp` TLS extension (RFC 6962
+    /// §3.3), exactly as the backend handed it to
+    /// ``verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:signedCertificateTimestampList:)``.
+    /// Nil when the client did not ask (no ``TLSClientConfiguration/certificateTransparency``
+    /// policy, or a library that cannot ask: ``TLSBackend/supportsSignedCertificateTimestamps``),
+    /// when the server sent none, and on a server. Judging it is the engine's job.
+    public var signedCertificateTimestampList: [UInt8]? { state.withLock { $0.signedCertificateTimestampList } }
 
     /// The identity this client sent, if any.
     public var sentIdentity: ClientIdentity? { state.withLock { $0.sentIdentity } }
@@ -133,13 +142,18 @@ public final class TLSHandshakeContext: Sendable {
     ///     handshake sees them. They go into the `Trust` as ``Trust/stapledOCSPResponses``, with
     ///     the client configuration's ``TLSClientConfiguration/revocation``, so that default
     ///     handling — and a handler that evaluates the `Trust` — judges them.
+    ///   - signedCertificateTimestampList: the server's SCT list from the TLS extension, as
+    ///     received; nil when none arrived. It goes into the `Trust` as
+    ///     ``Trust/signedCertificateTimestampList``, judged with the configuration's
+    ///     ``TLSClientConfiguration/certificateTransparency`` policy.
     /// - Returns: true only when the trust decision accepted the chain.
     public func verifyPeer(presentedChain: [[UInt8]], protocolVersion: TLSVersion? = nil,
-                           stapledOCSPResponses: [[UInt8]] = []) -> Bool {
+                           stapledOCSPResponses: [[UInt8]] = [], signedCertificateTimestampList: [UInt8]? = nil) -> Bool {
         let method: TLSAuthenticationMethod = role == .client ? .serverTrust : .clientTrust
         state.withLock { s in
             s.challenges.append(method)
             s.stapledOCSPResponses = stapledOCSPResponses
+            s.signedCertificateTimestampList = signedCertificateTimestampList
         }
         guard !presentedChain.isEmpty else {
             refuse(.noPeerCertificate, "the \(role == .client ? "server" : "client") presented no certificate")
@@ -166,6 +180,7 @@ public final class TLSHandshakeContext: Sendable {
         trust.revocation = revocation
         trust.stapledOCSPResponses = stapledOCSPResponses
         trust.certificateTransparency = certificateTransparency
+        trust.signedCertificateTimestampList = signedCertificateTimestampList
         state.withLock { $0.peerTrust = trust }
 
         guard let handler else { return defaultTrust(trust) }

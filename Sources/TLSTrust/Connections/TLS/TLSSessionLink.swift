@@ -3,12 +3,12 @@
 /// reports the handshake's events to the core and learns the core's decisions.
 ///
 /// The link decides; the role obeys. When the peer's chain arrives the role calls
-/// ``peerPresented(_:protocolVersion:stapledOCSPResponses:)`` and fails its library's hook on
+/// ``peerPresented(_:protocolVersion:stapledOCSPResponses:signedCertificateTimestampList:)`` and fails its library's hook on
 /// false; when a server asks for a certificate it calls
 /// ``certificateRequested(acceptableCANames:protocolVersion:keyType:)`` and does what the answer
 /// says. The rules behind the answers live here once: a peer is judged once per handshake, a
 /// client that sends no certificate to a server that only asks for one is let in unjudged, every
-/// other chain (an empty one included) goes to ``TLSHandshakeContext/verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:)``,
+/// other chain (an empty one included) goes to ``TLSHandshakeContext/verifyPeer(presentedChain:protocolVersion:stapledOCSPResponses:signedCertificateTimestampList:)``,
 /// an identity whose key another backend holds is never sent, and each refusal names the alert
 /// the handshake ends with (``alertToSend``).
 ///
@@ -31,6 +31,10 @@ public final class TLSSessionLink {
     public let asksForStapledOCSPResponse: Bool
     /// The DER OCSP response a server staples when asked (never empty).
     public let stapledOCSPResponse: [UInt8]?
+    /// Whether a client asks the server for its SCT list (the `signed_certificate_timestamp`
+    /// extension, type 18, RFC 6962 §3.3) and hands the list to the decision: only when the
+    /// client configuration has a Certificate Transparency policy and the library can ask.
+    public let asksForSignedCertificateTimestamps: Bool
     /// Whether a server asks clients for certificates.
     public let clientAuthentication: TLSClientAuthentication
     /// The CAs a server names as acceptable in its CertificateRequest (its client anchors).
@@ -47,8 +51,8 @@ public final class TLSSessionLink {
 
     init(side: TLSHandshakeContext.Role, context: TLSHandshakeContext, transport: any TLSTransport,
          versions: ClosedRange<TLSVersion>, applicationProtocols: TLSApplicationProtocols, serverNameIndication: String?,
-         asksForStapledOCSPResponse: Bool, stapledOCSPResponse: [UInt8]?, clientAuthentication: TLSClientAuthentication,
-         acceptableClientCAs: [Certificate], serverIdentity: ClientIdentity?) {
+         asksForStapledOCSPResponse: Bool, stapledOCSPResponse: [UInt8]?, asksForSignedCertificateTimestamps: Bool = false,
+         clientAuthentication: TLSClientAuthentication, acceptableClientCAs: [Certificate], serverIdentity: ClientIdentity?) {
         self.side = side
         self.context = context
         channel = TLSTransportChannel(transport: transport, context: context)
@@ -57,6 +61,7 @@ public final class TLSSessionLink {
         self.serverNameIndication = serverNameIndication
         self.asksForStapledOCSPResponse = asksForStapledOCSPResponse
         self.stapledOCSPResponse = stapledOCSPResponse
+        self.asksForSignedCertificateTimestamps = asksForSignedCertificateTimestamps
         self.clientAuthentication = clientAuthentication
         self.acceptableClientCAs = acceptableClientCAs
         self.serverIdentity = serverIdentity
@@ -76,13 +81,19 @@ public final class TLSSessionLink {
     ///   - protocolVersion: the version being negotiated, when the library knows it already.
     ///   - stapledOCSPResponses: what the server stapled, the leaf's first; pass them only
     ///     when ``asksForStapledOCSPResponse`` (a library that receives them unasked keeps them).
-    public func peerPresented(_ chain: [[UInt8]], protocolVersion: TLSVersion?, stapledOCSPResponses: [[UInt8]] = []) -> Bool {
+    ///   - signedCertificateTimestampList: the extension_data of the server's
+    ///     `signed_certificate_timestamp` extension for its leaf, exactly as received (a
+    ///     SignedCertificateTimestampList, RFC 6962 §3.3); nil when none arrived. Used only when
+    ///     ``asksForSignedCertificateTimestamps``.
+    public func peerPresented(_ chain: [[UInt8]], protocolVersion: TLSVersion?, stapledOCSPResponses: [[UInt8]] = [],
+                              signedCertificateTimestampList: [UInt8]? = nil) -> Bool {
         if let peerDecision { return peerDecision }
         // A client that sends no certificate to a server that only asks for one is let in
         // unjudged; every other case, an empty chain included, is the core's to decide.
         let accepted = side == .server && chain.isEmpty && clientAuthentication == .optional
             || context.verifyPeer(presentedChain: chain, protocolVersion: protocolVersion,
-                                  stapledOCSPResponses: asksForStapledOCSPResponse ? stapledOCSPResponses : [])
+                                  stapledOCSPResponses: asksForStapledOCSPResponse ? stapledOCSPResponses : [],
+                                  signedCertificateTimestampList: asksForSignedCertificateTimestamps ? signedCertificateTimestampList : nil)
         peerDecision = accepted
         if !accepted { end(with: .badCertificate) }
         return accepted

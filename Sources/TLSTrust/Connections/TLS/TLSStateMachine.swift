@@ -11,11 +11,12 @@
 /// What it decides, once for every backend:
 /// - **Settings.** The version range against the backend's, ALPN names (``TLSApplicationProtocols``),
 ///   the SNI name (``ServerNameIndication``), stapling against ``TLSBackend/supportsOCSPStapling``,
+///   the SCT list extension against ``TLSBackend/supportsSignedCertificateTimestamps``,
 ///   and identity ownership: an identity whose key another backend imported is refused at
 ///   creation, before any byte is sent.
 /// - **Versions, on a server.** A ClientHello that offers no version the server accepts is refused
 ///   with protocol_version before the library reads it.
-/// - **The peer is judged.** Through ``TLSSessionLink/peerPresented(_:protocolVersion:stapledOCSPResponses:)``
+/// - **The peer is judged.** Through ``TLSSessionLink/peerPresented(_:protocolVersion:stapledOCSPResponses:signedCertificateTimestampList:)``
 ///   from the library's hook; a handshake that completes without the hook having run (no
 ///   Certificate exchanged) is judged on the chain the library kept before any data moves.
 /// - **The alert.** A handshake the core ended gets the alert the link chose.
@@ -57,7 +58,10 @@ public final class TLSStateMachine: TLSSession {
             applicationProtocols: try TLSApplicationProtocols(configuration.applicationProtocols),
             serverNameIndication: ServerNameIndication.hostName(configured: configuration.serverName, host: context.host),
             asksForStapledOCSPResponse: configuration.asksForStapledOCSPResponse && backend.supportsOCSPStapling,
-            stapledOCSPResponse: nil, clientAuthentication: .none, acceptableClientCAs: [], serverIdentity: nil)
+            stapledOCSPResponse: nil,
+            asksForSignedCertificateTimestamps: configuration.asksForSignedCertificateTimestamps
+                && backend.asksForSignedCertificateTimestamps(upTo: versions.1),
+            clientAuthentication: .none, acceptableClientCAs: [], serverIdentity: nil)
         self.init(link: link, role: try backend.makeConnection(link))
     }
 
