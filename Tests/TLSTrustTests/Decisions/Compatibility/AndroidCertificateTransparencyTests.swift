@@ -74,6 +74,30 @@ struct AndroidCertificateTransparencyTests {
         }
     }
 
+    @Test("On a chain validated elsewhere: accepted only when it was validated under an enforced, met CT policy")
+    func validatedChain() throws {
+        let c = try config("<domain-config><domain>ct.example</domain><certificateTransparency enabled=\"true\"/></domain-config>")
+        let policy = CertificateTransparencyPolicy(logList: try CertificateTransparencyLogList(logs: f.logs, timestamp: Date()),
+                                                   rules: .chrome, appliesToCustomAnchors: true)
+        var evaluator = PinSetTrustEvaluator(c)
+        evaluator.certificateTransparency = policy
+        let pre = try f.precertificate()
+        let logged = try pre.issueFinal(scts: [try f.embeddedSCT(f.logA, pre), try f.embeddedSCT(f.logB, pre)])
+        func validated(_ withCT: Bool) throws -> (ValidatedChain, Trust) {
+            var trust = Trust(certificates: [logged.certificate], policies: [.ssl(hostname: "ct.example")])
+            trust.setAnchorCertificates([f.root.certificate])
+            if withCT { trust.certificateTransparency = policy }
+            return (try #require(trust.evaluate(using: TestBackends.all[0]).validatedChain), trust)
+        }
+        let (plain, plainTrust) = try validated(false)
+        #expect(throws: ServerTrustError.self) { try evaluator.evaluate(validatedChain: plain, of: plainTrust, forHost: "ct.example") }
+        let (checked, checkedTrust) = try validated(true)
+        #expect(throws: Never.self) { try evaluator.evaluate(validatedChain: checked, of: checkedTrust, forHost: "ct.example") }
+        #expect(throws: ServerTrustError.self) {
+            try PinSetTrustEvaluator(c).evaluate(validatedChain: checked, of: checkedTrust, forHost: "ct.example")
+        }
+    }
+
     @Test("What Android does not define is refused by name")
     func refusals() throws {
         func expectRefused(_ inner: String, _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
