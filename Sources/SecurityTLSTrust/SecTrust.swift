@@ -59,6 +59,12 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         var ocspResponses: [[UInt8]] = []
         /// CRLs given with `setCertificateRevocationLists(_:)` (TLSTrust's addition).
         var crls: [CertificateRevocationList] = []
+        /// SCTs given with `SecTrustSetSignedCertificateTimestamps`, as one TLS-encoded
+        /// SignedCertificateTimestampList (nil: none).
+        var signedCertificateTimestampList: [UInt8]?
+        /// The CT policy set with `setCertificateTransparencyPolicy(_:)` (TLSTrust's addition);
+        /// nil: the process-wide `SecTrust.defaultCertificateTransparencyPolicy`.
+        var certificateTransparency: CertificateTransparencyPolicy?
         /// The prepared anchor set, kept while the anchors and system store stay the same, so that
         /// its cached stores are reused.
         var prepared: (store: SystemTrustStore, anchors: TrustAnchors)?
@@ -184,6 +190,11 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         if !trust.revocation.isEnabled && state.allowsNetworkFetch { trust.revocation.allowsNetworkFetch = true }
         trust.ocspResponses = state.ocspResponses
         trust.crls = state.crls
+        // Apple's trustd requires CT only under the SSL server policy (its CTRequired check).
+        if chosen.contains(where: { if case .ssl(server: true, _) = $0.kind { true } else { false } }) {
+            trust.certificateTransparency = state.certificateTransparency ?? SecTrust.effectiveDefaultCertificateTransparencyPolicy
+            trust.signedCertificateTimestampList = state.signedCertificateTimestampList
+        }
         // A nil fetcher is the core's built-in HTTPRevocationFetcher, used only when the policy and
         // SecTrustSetNetworkFetchAllowed both allow the network.
         let evaluation = trust.evaluate(using: SecBackend.current)
@@ -238,6 +249,8 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         // RevocationResponseRequired → errSecIncompleteCertRevocationCheck (recoverable).
         case .revoked: errSecCertificateRevoked
         case .revocationStatusUnknown: errSecIncompleteCertRevocationCheck
+        // trustd fails a chain whose SCTs do not meet its CT policy as not trusted (recoverable).
+        case .certificateTransparencyRequired: errSecNotTrusted
         case .unsupported: errSecUnimplemented
         default: errSecInternalComponent
         }
@@ -418,6 +431,7 @@ nonisolated(unsafe) public let kSecTrustExtendedValidation: CFString = "TrustExt
 nonisolated(unsafe) public let kSecTrustRevocationChecked: CFString = "TrustRevocationChecked" as CFString
 nonisolated(unsafe) public let kSecTrustOrganizationName: CFString = "Organization" as CFString
 nonisolated(unsafe) public let kSecTrustRevocationValidUntilDate: CFString = "TrustExpirationDate" as CFString
+nonisolated(unsafe) public let kSecTrustCertificateTransparency: CFString = "TrustCertificateTransparency" as CFString
 
 /// The CA/Browser Forum's Extended Validation policy OID, which every EV certificate asserts.
 let extendedValidationPolicy = "2.23.140.1.1"
@@ -438,6 +452,10 @@ let extendedValidationPolicy = "2.23.140.1.1"
 ///   trust store does not carry (docs/porting.md).
 /// - `kSecTrustOrganizationName`: with Extended Validation, the leaf's subject organization (O),
 ///   as Apple gives it; absent otherwise.
+/// - `kSecTrustCertificateTransparency`: true when the chain is trusted and its SCTs meet the
+///   trust's Certificate Transparency policy (whether or not the policy was enforced on this
+///   chain); absent otherwise, as trustd sets it only when true. Without a CT policy (see
+///   `SecTrust.defaultCertificateTransparencyPolicy`) it is always absent.
 public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
     guard let outcome = trust.state.withLock({ $0.outcome }) else { return nil }
     let evaluation = outcome.evaluation
@@ -453,6 +471,9 @@ public func SecTrustCopyResult(_ trust: SecTrust) -> CFDictionary? {
     ]
     if checked, let until = revocation.compactMap(\.validUntil).min() {
         result[kSecTrustRevocationValidUntilDate as String] = until
+    }
+    if evaluation.isTrusted, evaluation.certificateTransparency?.isCompliant == true {
+        result[kSecTrustCertificateTransparency as String] = true
     }
     if extendedValidation, let organization = evaluation.chain.first?.subject.attributes.first(where: { $0.oid == "2.5.4.10" })?.value {
         result[kSecTrustOrganizationName as String] = organization

@@ -20,6 +20,9 @@ public enum SecTrustEnvironment {
     @TaskLocal public static var backend: (any TrustBackend)?
     /// The system trust store to use instead of `SystemTrustStore.current`.
     @TaskLocal public static var systemStore: SystemTrustStore?
+    /// The Certificate Transparency policy to use instead of
+    /// `SecTrust.defaultCertificateTransparencyPolicy`, for trusts without one of their own.
+    @TaskLocal public static var certificateTransparency: CertificateTransparencyPolicy?
 }
 
 enum SecBackend {

@@ -152,7 +152,12 @@ struct EvaluationRules {
         let configurationRule = configuration.flatMap { configuration in host.map { Self.configurationRule(configuration, host: $0) } }
         var evaluators: [any ServerTrustEvaluating] = []
         if let policy { evaluators.append(policy) }
-        if let configuration, host != nil { evaluators.append(PinSetTrustEvaluator(configuration)) }
+        if let configuration, host != nil {
+            // Android's <certificateTransparency> is judged with --ct-log-list's list and policy.
+            var pinning = PinSetTrustEvaluator(configuration)
+            pinning.certificateTransparency = trust.certificateTransparency
+            evaluators.append(pinning)
+        }
         guard !evaluators.isEmpty else { return RuleOutcome(evaluation: trust.evaluate(using: backend)) }
         do {
             let decision: ServerTrustDecision

@@ -100,7 +100,10 @@ struct FetchCommand: ParsableCommand {
             if let anchors = try ConfigurationFileOptions.anchors(of: pinning, for: host, anchorsGiven: tls.anchors != nil) {
                 configuration.anchors = anchors
             }
-            evaluators.append(PinSetTrustEvaluator(pinning))
+            // Android's <certificateTransparency> is judged with --ct-log-list's list and policy.
+            var evaluator = PinSetTrustEvaluator(pinning)
+            evaluator.certificateTransparency = answers.certificateTransparency
+            evaluators.append(evaluator)
         }
         let judge = RevocationJudge(
             crls: answers.crls, ocspResponses: answers.ocspResponses,

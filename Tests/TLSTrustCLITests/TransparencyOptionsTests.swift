@@ -31,6 +31,26 @@ struct TransparencyOptionsTests {
         }
     }
 
+    @Test("--config with Android's <certificateTransparency enabled=\"true\">: judged with --ct-log-list, refused without one",
+          arguments: try ToolRunner.backendNames())
+    func androidConfiguration(backend: String) async throws {
+        try await offThePool {
+            let good = try Material(embedding: 2), short = try Material(embedding: 1)
+            try withFixtures { files in
+                let xml = "<network-security-config><domain-config><domain>\(testHost)</domain>"
+                    + "<certificateTransparency enabled=\"true\"/></domain-config></network-security-config>"
+                let config = try files.bytes("network_security_config.xml", Array(xml.utf8))
+                // The element forces CT whatever the anchor, as on Android: no --ct-custom-anchors needed.
+                try ToolRunner.run(try good.arguments(backend, files) + ["--config", config]).expectTrusted()
+                try ToolRunner.run(try short.arguments(backend, files) + ["--config", config]).expectNotTrusted("certificateTransparencyRequired")
+                let withoutList = Array(try good.arguments(backend, files).dropLast(2))
+                let refused = try ToolRunner.run(withoutList + ["--config", config])
+                refused.expectExit(1)
+                #expect(refused.stdout.contains("no log list"), "\(refused)")
+            }
+        }
+    }
+
     @Test("Embedded SCTs meeting the policy are exit 0, too few are exit 1 certificateTransparencyRequired, with --ct-custom-anchors",
           arguments: try ToolRunner.backendNames())
     func embedded(backend: String) async throws {

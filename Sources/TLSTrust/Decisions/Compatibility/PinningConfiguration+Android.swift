@@ -29,6 +29,15 @@ import FoundationXML
 ///   own enforcement holds), each `<report-uri>` (http or https) receives failure reports, and
 ///   `disableDefaultReportUri` is accepted either way — TLSTrust has no default report URI, so
 ///   reports go only to the `<report-uri>`s. Any other attribute or child is an error naming it.
+/// - `<certificateTransparency enabled="true|false"/>` (Android 16, in `<base-config>` and
+///   `<domain-config>`): decided per domain-config as Android decides it — its own element if it
+///   has one; else off when its own `<trust-anchors>` name an inline (`@raw/`) source; else the
+///   enclosing domain-config's, then `<base-config>`'s; else off. Where it is on, the host's chain
+///   must meet Certificate Transparency, judged with the log list and rules the app gives the
+///   evaluator (``PinSetTrustEvaluator/certificateTransparency``; TLSTrust ships no log list, where
+///   Android has one built in), whatever the anchor — Android's `enabled="true"` forces verification
+///   for the app's own CAs too. ``PinningConfiguration/requiresCertificateTransparency(for:)`` says
+///   for which hosts.
 /// - `cleartextTrafficPermitted` is accepted: TLSTrust makes no cleartext connection, so there is
 ///   nothing it could permit. `tools:` and `xmlns` attributes (Android Studio's lint annotations)
 ///   have no run-time meaning and are accepted.
@@ -92,23 +101,26 @@ extension PinningConfiguration {
             throw PinningError(.malformedConfiguration, "more than one <base-config>", keyPath: top)
         }
         var baseAnchors: ConfiguredTrustAnchors?
+        var baseTransparency = false
         if let base = baseConfigs.first {
             let path = top + ".base-config"
-            try Self.androidCheck(base, at: path, attributes: ["cleartextTrafficPermitted"], children: ["trust-anchors"])
+            try Self.androidCheck(base, at: path, attributes: ["cleartextTrafficPermitted"], children: ["trust-anchors", "certificateTransparency"])
             baseAnchors = try reader.trustAnchors(in: base, at: path, applied: true)
+            baseTransparency = try Self.androidTransparency(base, anchors: baseAnchors, inheriting: false, at: path)
         }
 
         var entries: [String: AndroidDomainEntry] = [:]
         var order: [String] = []
         var counter = 0
+        var transparency: [String: Bool] = [:]
         func visit(_ config: XMLTree, inherited: (pins: [SPKIPin], expiration: Date?)?, anchors inheritedAnchors: ConfiguredTrustAnchors?,
-                   trustKit inheritedTrustKit: AndroidTrustKitConfig, path: String) throws {
+                   trustKit inheritedTrustKit: AndroidTrustKitConfig, transparency inheritedTransparency: Bool, path: String) throws {
             counter += 1
             guard counter <= Self.maximumDomains else {
                 throw PinningError(.malformedConfiguration, "more than \(Self.maximumDomains) domain-configs", keyPath: path)
             }
             try Self.androidCheck(config, at: path, attributes: ["cleartextTrafficPermitted"],
-                                  children: ["domain", "pin-set", "trust-anchors", "domain-config", "trustkit-config"])
+                                  children: ["domain", "pin-set", "trust-anchors", "domain-config", "trustkit-config", "certificateTransparency"])
             let trustKitConfigs = config.children.filter { $0.name == "trustkit-config" }
             guard trustKitConfigs.count <= 1 else {
                 throw PinningError(.malformedConfiguration, "more than one <trustkit-config>", keyPath: path)
@@ -124,7 +136,9 @@ extension PinningConfiguration {
             if let pinSet = pinSets.first {
                 own = try Self.androidPins(pinSet, at: path + ".pin-set")
             }
-            let anchors = try reader.trustAnchors(in: config, at: path, applied: true) ?? inheritedAnchors
+            let ownAnchors = try reader.trustAnchors(in: config, at: path, applied: true)
+            let anchors = ownAnchors ?? inheritedAnchors
+            let requiresTransparency = try Self.androidTransparency(config, anchors: ownAnchors, inheriting: inheritedTransparency, at: path)
             let domains = config.children.filter { $0.name == "domain" }
             if domains.isEmpty {
                 throw PinningError(.malformedConfiguration, "a <domain-config> needs at least one <domain>", keyPath: path)
@@ -153,22 +167,27 @@ extension PinningConfiguration {
                     if entries[set.domain] == nil { order.append(set.domain) }
                     // Android: a later, more deeply nested mention of a domain wins.
                     entries[set.domain] = entry
+                    transparency[entry.anchors.domain] = requiresTransparency
                 } catch let error as PinningError {
                     throw error.at(domainPath)
                 }
             }
             for (i, child) in config.children.filter({ $0.name == "domain-config" }).enumerated() {
-                try visit(child, inherited: own, anchors: anchors, trustKit: trustKit, path: "\(path).domain-config[\(i)]")
+                try visit(child, inherited: own, anchors: anchors, trustKit: trustKit, transparency: requiresTransparency,
+                          path: "\(path).domain-config[\(i)]")
             }
         }
         for (i, config) in root.children.filter({ $0.name == "domain-config" }).enumerated() {
-            try visit(config, inherited: nil, anchors: baseAnchors, trustKit: AndroidTrustKitConfig(), path: "\(top).domain-config[\(i)]")
+            try visit(config, inherited: nil, anchors: baseAnchors, trustKit: AndroidTrustKitConfig(), transparency: baseTransparency,
+                      path: "\(top).domain-config[\(i)]")
         }
         try self.init(order.compactMap { entries[$0]?.pins })
         for domain in order {
             if let entry = entries[domain] { try add(entry.anchors) }
         }
         baseTrustAnchors = withDebug(baseAnchors)
+        certificateTransparencyDomains = transparency
+        baseRequiresCertificateTransparency = baseTransparency
         inactiveElements = inactive
     }
 
@@ -213,7 +232,27 @@ extension PinningConfiguration {
         _ = try androidBool(element, "cleartextTrafficPermitted", at: path)
     }
 
-    /// A `true`/`false` attribute (false when absent); any other value is an error naming it.
+    /// Whether a `<base-config>` or `<domain-config>` requires Certificate Transparency, in Android's
+    /// order: its own `<certificateTransparency enabled>`; else off when its own `<trust-anchors>`
+    /// name an inline (`@raw/`) source (the app's own CA, not publicly logged); else `inherited`.
+    static func androidTransparency(_ config: XMLTree, anchors ownAnchors: ConfiguredTrustAnchors?, inheriting inherited: Bool,
+                                    at path: String) throws -> Bool {
+        let elements = config.children.filter { $0.name == "certificateTransparency" }
+        guard elements.count <= 1 else {
+            throw PinningError(.malformedConfiguration, "more than one <certificateTransparency>", keyPath: path)
+        }
+        if let element = elements.first {
+            let elementPath = path + ".certificateTransparency"
+            try androidCheck(element, at: elementPath, attributes: ["enabled"], children: [])
+            guard element.attributes["enabled"] != nil else {
+                throw PinningError(.malformedConfiguration, "missing attribute enabled (true or false)", keyPath: elementPath)
+            }
+            return try androidBool(element, "enabled", at: elementPath)
+        }
+        if let ownAnchors, !ownAnchors.certificates.isEmpty { return false }
+        return inherited
+    }
+
     /// A `<trustkit-config>`: what it sets, over what its enclosing domain-config set.
     static func androidTrustKitConfig(_ element: XMLTree, inheriting parent: AndroidTrustKitConfig, at path: String) throws -> AndroidTrustKitConfig {
         try androidCheck(element, at: path, attributes: ["enforcePinning", "disableDefaultReportUri"], children: ["report-uri"])

@@ -28,6 +28,11 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
     public let port: Int
     /// The logger decisions go to; nil uses ``TrustLogging/logger``.
     public let logger: Logger?
+    /// The log list and rules for the hosts the configuration requires Certificate Transparency
+    /// of (``PinningConfiguration/requiresCertificateTransparency(for:)``), applied whatever the
+    /// anchor, as Android's `<certificateTransparency enabled="true"/>` is. Nil: such a host is
+    /// refused, since its requirement cannot be checked (TLSTrust ships no log list).
+    public var certificateTransparency: CertificateTransparencyPolicy?
 
     /// - Parameters:
     ///   - configuration: the pin sets.
@@ -74,9 +79,15 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
         var trust = trust
         let anchors = configuration.trustAnchors(for: host)
         if let anchors { trust.anchors = anchors.trustAnchors }
+        let requiresTransparency = configuration.requiresCertificateTransparency(for: host)
+        if requiresTransparency, var policy = certificateTransparency {
+            policy.appliesToCustomAnchors = true
+            trust.certificateTransparency = policy
+        }
         let run = EvaluationRun(trust, host: host, backend: backend, evaluator: evaluatorName)
         return try logged(run) {
             try run.requireCertificates()
+            if requiresTransparency, certificateTransparency == nil { throw run.error(.defaultEvaluationFailed, Self.noLogList(host)) }
             let set = try pinSet(for: host)
             let chain = try run.validate(trust.forServer(host: host), expectedPins: set?.pins.map(\.text) ?? [])
             return try judge(chain, set: set, run: run, anchors: anchors)
@@ -104,6 +115,14 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
         let run = EvaluationRun(trust, host: host, backend: nil, evaluator: evaluatorName)
         return try logged(run) {
             let set = try pinSet(for: host)
+            if configuration.requiresCertificateTransparency(for: host) {
+                guard certificateTransparency != nil else { throw run.error(.defaultEvaluationFailed, Self.noLogList(host)) }
+                guard let report = chain.evaluation.certificateTransparency, report.isEnforced, report.isCompliant else {
+                    throw run.error(.defaultEvaluationFailed,
+                                    "the configuration requires Certificate Transparency for \(host), and the chain was not validated under it",
+                                    evaluation: chain.evaluation)
+                }
+            }
             if let anchors, !anchors.trustAnchors.allCertificates.contains(chain.anchor) {
                 throw run.error(.defaultEvaluationFailed,
                                 "the chain ends at \(chain.anchor.subject), not at a trust anchor the configuration names for \(host)",
@@ -111,6 +130,10 @@ public struct PinSetTrustEvaluator: ServerTrustEvaluating {
             }
             return try judge(chain, set: set, run: run, anchors: anchors)
         }
+    }
+
+    static func noLogList(_ host: String) -> String {
+        "the configuration requires Certificate Transparency for \(host), and the evaluator has no log list to check it with (PinSetTrustEvaluator.certificateTransparency)"
     }
 
     /// Logs the decision or the refusal of `body`, as every evaluation of this evaluator is logged.

@@ -27,6 +27,15 @@ public struct PinningConfiguration: Sendable, Hashable {
     /// such hosts with the `Trust`'s own anchors (by default the system store, Android's default too).
     public var baseTrustAnchors: ConfiguredTrustAnchors?
 
+    /// Whether each domain's hosts must meet Certificate Transparency (Android's
+    /// `<certificateTransparency>`, nesting resolved), keyed like ``domainTrustAnchors``; read
+    /// through ``requiresCertificateTransparency(for:)``.
+    public var certificateTransparencyDomains: [String: Bool] = [:]
+
+    /// Whether hosts no domain entry covers must meet Certificate Transparency (Android's
+    /// `<base-config>`).
+    public var baseRequiresCertificateTransparency = false
+
     /// Parts of the document that are valid but, exactly as on their platform, do not apply to
     /// this configuration — e.g. Android's `<debug-overrides>` in a release build. `tlstrust lint`
     /// lists them, so that nobody reads "ok" as "applied".

@@ -13,7 +13,9 @@ enum TransparencyCheck {
         let policy = inputs.policy
         let (scts, compliant, why) = judged(inputs, leaf: leaf, issuer: issuer, date: request.verificationDate, backend: backend)
         var notEnforced: String?
-        if let anchor = chain.last, request.customAnchors.contains(anchor), !policy.appliesToCustomAnchors {
+        // Only a public root holds a chain to the rules by default; an app anchor that is also a
+        // system anchor is a public root (the same question Apple's server rules ask).
+        if let anchor = chain.last, !request.isSystemAnchor(anchor), !policy.appliesToCustomAnchors {
             notEnforced = "the chain ends at an anchor the app supplied, to which the CT policy does not apply"
         } else if policy.rules == .chrome {
             if let age = policy.logList.age(at: request.verificationDate) {

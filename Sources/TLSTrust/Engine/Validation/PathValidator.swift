@@ -100,13 +100,8 @@ struct PathValidator {
         return (out, policy.policies)
     }
 
-    /// Whether `anchor` comes from the system store (trustd's `kSecSystemAnchorSource`, which it
-    /// consults first: an app anchor that is also a system anchor counts as a system anchor).
-    private func isSystemAnchor(_ anchor: Certificate) -> Bool {
-        let anchors = request.anchors
-        guard anchors.includesSystemStore else { return false }
-        return !request.customAnchors.contains(anchor) || anchors.systemStore.certificates().contains(anchor)
-    }
+    /// Whether `anchor` comes from the system store (``TrustEvaluationRequest/isSystemAnchor(_:)``).
+    private func isSystemAnchor(_ anchor: Certificate) -> Bool { request.isSystemAnchor(anchor) }
 
     /// Applies the constraints of the CA at `caIndex` to every certificate below it: the leaf, and
     /// intermediates that are not self-issued (RFC 5280 §6.1.3 (b), (c)).

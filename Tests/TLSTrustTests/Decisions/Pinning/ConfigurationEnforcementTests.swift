@@ -238,7 +238,7 @@ struct ConfigurationEnforcementTests {
         try expectRefused(Self.androidXML(pins: [Self.pin(world.app.leaf)], userInDebug: true), debugBuild: true,
                           "debug-overrides.trust-anchors.certificates[1]: src=\"user\"")
         // Elements and attributes nobody applies.
-        try expectRefused(config("<base-config><certificateTransparency enabled=\"true\"/></base-config>"), "element <certificateTransparency>")
+        try expectRefused(config("<base-config><certificateTransparency enabled=\"true\" logs=\"1\"/></base-config>"), "attribute logs")
         try expectRefused(config("<domain-config hstsEnforced=\"true\">\(domain)</domain-config>"), "attribute hstsEnforced")
         try expectRefused(config("<domain-config>\(domain)<trust-anchors><certificates src=\"system\" overridePin=\"true\"/></trust-anchors></domain-config>"),
                           "attribute overridePin")
