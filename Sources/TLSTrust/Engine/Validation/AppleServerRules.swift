@@ -13,19 +13,20 @@ import Foundation
 ///   enough); every intermediate that has an EKU must contain serverAuth or anyExtendedKeyUsage.
 /// - **app anchors** (`SecTrustSetAnchorCertificates`; here: `TrustAnchors` certificates not in
 ///   the system store), the leaf itself included when it is the anchor: a leaf issued after the
-///   instant trustd names "1 July 2019" (its constant is 2019-06-30 23:00:00 UTC; strictly after
-///   it) has at most 825 days and one hour of validity and an EKU containing serverAuth.
+///   threshold trustd calls "1 July 2019" (its constant is one hour earlier, at 23:00 UTC the day
+///   before; strictly after it) has at most 825 days and one hour of validity and an EKU containing serverAuth.
 ///   Intermediates' EKUs are not checked (trustd's EKU check is a leaf check).
 /// - User and admin trust settings, which exempt a chain from both checks on Apple's platforms,
 ///   have no counterpart here: every anchor is a system or an app anchor.
 ///
 /// Validity is measured as trustd measures it: notAfter minus notBefore, in seconds.
 enum AppleServerRules {
-    /// trustd's instants (CFAbsoluteTime constants of SecPolicyServer.c, as Unix seconds).
-    static let july2016 = Date(timeIntervalSince1970: 1_467_331_200)      // 489024000
-    static let march2018 = Date(timeIntervalSince1970: 1_519_862_400)     // 541555200
-    static let july2019 = Date(timeIntervalSince1970: 1_561_935_600)      // 583628400: 2019-06-30 23:00:00 UTC
-    static let september2020 = Date(timeIntervalSince1970: 1_598_918_400) // 620611200
+    /// The thresholds of trustd's rules (CFAbsoluteTime constants of SecPolicyServer.c, as Unix
+    /// seconds): part of the rule, which judges a leaf by when it was issued.
+    static let sixtyMonthLimitEnds = Date(timeIntervalSince1970: 1_467_331_200)        // CFAbsoluteTime 489024000
+    static let thirtyNineMonthLimitEnds = Date(timeIntervalSince1970: 1_519_862_400)   // CFAbsoluteTime 541555200
+    static let appAnchorRulesStart = Date(timeIntervalSince1970: 1_561_935_600)        // CFAbsoluteTime 583628400
+    static let eightHundredTwentyFiveDayLimitEnds = Date(timeIntervalSince1970: 1_598_918_400) // CFAbsoluteTime 620611200
 
     private static let day: TimeInterval = 86_400
     private static let slip: TimeInterval = 3_600
@@ -61,7 +62,7 @@ enum AppleServerRules {
             }
             return out
         }
-        guard leaf.notValidBefore > july2019 else { return out }
+        guard leaf.notValidBefore > appAnchorRulesStart else { return out }
         if period > 825 * day + slip {
             out.append(Failure(code: .validityPeriodTooLong, index: 0,
                                message: "validity of \(days) days exceeds 825 days for a TLS server certificate issued after 1 July 2019 (Apple trustd SecPolicyCheckValidityPeriodMaximums; HT210176)"))
@@ -75,9 +76,9 @@ enum AppleServerRules {
 
     /// trustd's `SecPolicyCheckSystemTrustValidityPeriodMaximums`.
     private static func systemLimit(issuedAt notBefore: Date) -> (seconds: TimeInterval, name: String, era: String)? {
-        if notBefore < july2016 { return (Double(365 * 5 + 2) * day + slip, "60 months", "before 1 July 2016") }
-        if notBefore < march2018 { return (Double(365 * 3 + 2 * 31 + 30 + 1) * day + slip, "39 months", "before 1 March 2018") }
-        if notBefore < september2020 { return (825 * day + slip, "825 days", "before 1 September 2020") }
+        if notBefore < sixtyMonthLimitEnds { return (Double(365 * 5 + 2) * day + slip, "60 months", "before 1 July 2016") }
+        if notBefore < thirtyNineMonthLimitEnds { return (Double(365 * 3 + 2 * 31 + 30 + 1) * day + slip, "39 months", "before 1 March 2018") }
+        if notBefore < eightHundredTwentyFiveDayLimitEnds { return (825 * day + slip, "825 days", "before 1 September 2020") }
         return (398 * day, "398 days", "on or after 1 September 2020")
     }
 }
