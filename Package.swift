@@ -11,6 +11,9 @@ let package = Package(
     name: "TLSTrust",
     products: [
         .library(name: "TLSTrust", targets: ["TLSTrust"]),
+        // The engine alone (model, backend seam, validation engine, `Trust`), for a backend or a
+        // tool that needs no evaluator and no connection; `TLSTrust` re-exports it.
+        .library(name: "TLSTrustCore", targets: ["TLSTrustCore"]),
         .library(name: "TLSTrustOpenSSL", targets: ["TLSTrustOpenSSL"]),
         .library(name: "TLSTrustGnuTLS", targets: ["TLSTrustGnuTLS"]),
         .library(name: "TLSTrustMbedTLS", targets: ["TLSTrustMbedTLS"]),
@@ -23,7 +26,7 @@ let package = Package(
         // Minting for tests: certificates, CRLs, OCSP responses and PKCS#12 files made at test time
         // relative to now (X509Builder, CRLBuilder, OCSPResponseBuilder, TestPKI, TestHierarchy),
         // in pure Swift; the keys come from a key source product below (docs/architecture.md).
-        .library(name: "TLSTrustPKI", targets: ["TLSTrustPKI"]),
+        .library(name: "TLSTrustPKI", targets: ["TLSTrustPKI", "TLSTrustPKIHandshake"]),
         // The minting kit's keys in OpenSSL (every key type and size); links libcrypto.
         .library(name: "TLSTrustPKIOpenSSL", targets: ["TLSTrustPKIOpenSSL"]),
         // The minting kit's keys in swift-crypto, no system library. An empty module unless the
@@ -71,10 +74,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
-        // MARK: Core (pure Swift)
+        // MARK: Core (pure Swift): three modules in layers, and the product's umbrella
+        // The model, the backend seam, the validation engine, `Trust`, and the plain-HTTP fetcher
+        // of revocation answers and missing issuers.
+        .target(
+            name: "TLSTrustCore",
+            path: "Sources/TLSTrustCore"
+        ),
+        // What an app decides with the engine's answer: evaluators, pin sets, configuration
+        // importers, logging.
+        .target(
+            name: "TLSTrustDecisions",
+            dependencies: ["TLSTrustCore", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/TLSTrustDecisions"
+        ),
+        // TLS sessions on every backend, challenges, the HTTPS client, the pin-report POSTer
+        // (the only user of FoundationNetworking).
+        .target(
+            name: "TLSTrustConnections",
+            dependencies: ["TLSTrustCore", "TLSTrustDecisions"],
+            path: "Sources/TLSTrustConnections"
+        ),
+        // `import TLSTrust`: re-exports the three.
         .target(
             name: "TLSTrust",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["TLSTrustCore", "TLSTrustDecisions", "TLSTrustConnections"],
             path: "Sources/TLSTrust"
         ),
 
@@ -122,7 +146,7 @@ let package = Package(
         .target(
             name: "TLSTrustSwiftCrypto",
             dependencies: [
-                "TLSTrust",
+                "TLSTrustCore",
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
             ],
@@ -132,15 +156,23 @@ let package = Package(
         // MARK: Conformance kit for backend authors (no test framework: returns findings)
         .target(
             name: "TLSTrustBackendConformance",
-            dependencies: ["TLSTrust", "TLSTrustPKI"],
+            dependencies: ["TLSTrustCore", "TLSTrustPKI"],
             path: "Sources/TLSTrustBackendConformance"
         ),
 
         // MARK: Minting kit for tests (product TLSTrustPKI: pure Swift; keys from a key source)
         .target(
             name: "TLSTrustPKI",
-            dependencies: ["TLSTrust"],
+            dependencies: ["TLSTrustCore"],
             path: "Sources/TLSTrustPKI"
+        ),
+        // Handshake fixtures (a client and a server configuration over in-memory pipes) for the
+        // handshake benchmarks: apart from the kit, so that what needs only certificates (the
+        // conformance kit) does not link the connections layer.
+        .target(
+            name: "TLSTrustPKIHandshake",
+            dependencies: ["TLSTrust", "TLSTrustPKI"],
+            path: "Sources/TLSTrustPKIHandshake"
         ),
         // The key source over OpenSSL's EVP: what this repository's tests mint with.
         .target(
@@ -240,7 +272,7 @@ let package = Package(
         // peers, a scripted HTTP server), re-exporting TLSTrustPKI and TLSTrustLocalServers.
         .target(
             name: "TLSTrustTesting",
-            dependencies: ["TLSTrust", "TLSTrustPKI", "TLSTrustPKIOpenSSL", "TLSTrustLocalServers"],
+            dependencies: ["TLSTrust", "TLSTrustPKI", "TLSTrustPKIHandshake", "TLSTrustPKIOpenSSL", "TLSTrustLocalServers"],
             path: "Tests/TLSTrustTesting"
         ),
         // The developer commands: `swift run tlstrust-dev bench | soak | conformance`.

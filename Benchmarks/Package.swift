@@ -22,6 +22,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "TLSTrust", package: "TLSTrust"),
+                .product(name: "TLSTrustCore", package: "TLSTrust"),
                 .product(name: "TLSTrustOpenSSL", package: "TLSTrust"),
                 .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
                 .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),

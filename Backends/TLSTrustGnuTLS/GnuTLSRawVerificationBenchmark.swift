@@ -1,5 +1,6 @@
 internal import CGnuTLS
-@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrustCore
 
 /// GnuTLS doing one chain's verification by itself, for benchmarks: `gnutls_x509_crt_import` of
 /// each presented certificate, then `gnutls_x509_trust_list_verify_crt2` against the trust list the

@@ -1,5 +1,6 @@
 internal import CGnuTLS
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 
 /// The GnuTLS 3.7 trust backend: parsing, key import and signature verification
 /// (`gnutls_pubkey_verify_data2`) for TLSTrust's validation engine, and

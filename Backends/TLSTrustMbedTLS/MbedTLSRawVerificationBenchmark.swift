@@ -1,5 +1,6 @@
 internal import CMbedTLS
-@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrustCore
 
 /// mbedTLS doing one chain's verification by itself, for benchmarks: `mbedtls_x509_crt_parse_der`
 /// of each presented certificate into one list, then `mbedtls_x509_crt_verify_with_profile` (the

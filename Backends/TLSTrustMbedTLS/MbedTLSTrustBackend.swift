@@ -1,5 +1,6 @@
 internal import CMbedTLS
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 
 /// The mbedTLS 2.28 trust backend (`libmbedx509`, the library of embedded and small systems):
 /// parsing, key import and signature verification (`mbedtls_pk_verify`, `mbedtls_pk_verify_ext`)

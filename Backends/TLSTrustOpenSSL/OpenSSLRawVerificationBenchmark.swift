@@ -1,5 +1,6 @@
 internal import COpenSSL
-@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrustCore
 
 /// OpenSSL doing one chain's verification by itself, for benchmarks: `d2i_X509` of each presented
 /// certificate, then `X509_verify_cert` against the `X509_STORE` the core prepared once, with the

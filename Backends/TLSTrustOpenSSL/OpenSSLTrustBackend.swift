@@ -1,5 +1,6 @@
 internal import COpenSSL
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 
 /// The OpenSSL 3 trust backend: parsing, key import and signature verification (`EVP_DigestVerify`)
 /// for TLSTrust's validation engine, and `X509_verify_cert` as its native verifier.

@@ -1,7 +1,7 @@
 #if SwiftCrypto
 import Crypto
 import _CryptoExtras
-import TLSTrust
+import TLSTrustCore
 
 /// A TLSTrust backend over swift-crypto: a signature provider for the validation engine, and
 /// nothing else (no native verifier, no TLS, no identities), so that TLSTrust decides trust on a

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 import TLSTrustPKI
 
 /// The suite a crypto provider must pass to be a TLSTrust backend, for backend authors.

@@ -1,4 +1,4 @@
-import TLSTrust
+import TLSTrustCore
 import TLSTrustPKI
 
 /// Malformed SubjectPublicKeyInfos of every key type: well framed (so that `PublicKey` reads them

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import TLSTrust
+import TLSTrustCore
 import TLSTrustPKI
 
 /// What one `isValidSignature` call gave.

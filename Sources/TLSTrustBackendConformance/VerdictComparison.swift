@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 import TLSTrustPKI
 
 /// The engine's verdicts with the backend against its verdicts with the reference (or, with no

@@ -7,7 +7,7 @@ import TLSTrust
 ///
 /// swift-nio-ssl hands a custom verification callback the chain exactly as the server presented
 /// it and lets the callback replace BoringSSL's chain checks. A `TLSTrustVerifier` converts that
-/// chain to DER, builds a ``TLSTrust/Trust`` with the SSL policy for the host and the verifier's
+/// chain to DER, builds a ``TLSTrustCore/Trust`` with the SSL policy for the host and the verifier's
 /// anchors, and lets a TLSTrust evaluator (any ``TLSTrust/ServerTrustEvaluating``, a
 /// ``TLSTrust/ServerTrustManager`` included) decide on the backend of your choice. TLSTrust builds
 /// and validates the chain and checks the host name; nothing is re-validated here.
@@ -30,10 +30,10 @@ public struct TLSTrustVerifier: Sendable {
     /// Decides whether a presented chain may be trusted for a host.
     public let evaluator: any ServerTrustEvaluating
     /// The anchors the `Trust` starts with: what evaluators treat as the system store
-    /// (``TLSTrust/TrustAnchors/system`` by default). Evaluators that bring their own anchors
+    /// (``TLSTrustCore/TrustAnchors/system`` by default). Evaluators that bring their own anchors
     /// (``TLSTrust/AnchoredTrustEvaluator``) replace them.
     public let anchors: TrustAnchors
-    /// The backend to evaluate on; nil uses the bootstrapped default (``TLSTrust/TrustBackends``).
+    /// The backend to evaluate on; nil uses the bootstrapped default (``TLSTrustCore/TrustBackends``).
     public let backend: (any TrustBackend)?
 
     /// - Parameters:
@@ -121,7 +121,7 @@ public struct TLSTrustVerifier: Sendable {
 /// TLSTrust's evaluation of a client's certificate chain, for a server that requires mutual TLS
 /// (`NIOSSLServerHandler`).
 ///
-/// The chain is evaluated by ``TLSTrust/Trust`` with the SSL client policy
+/// The chain is evaluated by ``TLSTrustCore/Trust`` with the SSL client policy
 /// (`.ssl(server: false)`: the `clientAuth` purpose, no host name) against `anchors`, the CAs the
 /// server accepts client certificates from.
 public struct TLSTrustClientCertificateVerifier: Sendable {
@@ -131,7 +131,7 @@ public struct TLSTrustClientCertificateVerifier: Sendable {
     public let backend: (any TrustBackend)?
 
     /// - Parameters:
-    ///   - anchors: the CAs client certificates must chain to (usually ``TLSTrust/TrustAnchors/only(_:)``).
+    ///   - anchors: the CAs client certificates must chain to (usually ``TLSTrustCore/TrustAnchors/only(_:)``).
     ///   - backend: the backend to evaluate on (default: the bootstrapped one).
     public init(anchors: TrustAnchors, backend: (any TrustBackend)? = nil) {
         self.anchors = anchors
@@ -141,7 +141,7 @@ public struct TLSTrustClientCertificateVerifier: Sendable {
     /// Evaluates a client's chain as presented.
     ///
     /// - Returns: the trusted evaluation.
-    /// - Throws: ``TLSTrust/TrustEvaluationError`` for an untrusted chain, or
+    /// - Throws: ``TLSTrustCore/TrustEvaluationError`` for an untrusted chain, or
     ///   ``TLSTrust/ServerTrustError`` for an empty or unreadable one.
     @discardableResult
     public func evaluate(presented: [NIOSSLCertificate]) throws -> TrustEvaluation {

@@ -1,4 +1,4 @@
-import TLSTrust
+import TLSTrustCore
 
 /// The scope fields of CRLs and distribution points (RFC 5280 §4.2.1.13, §5.2.5), to write into
 /// certificates and CRLs at test time: distribution point names in full or relative to the CRL

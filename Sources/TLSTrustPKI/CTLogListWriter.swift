@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 
 /// Writes a Certificate Transparency log list in Chrome's v3 `log_list.json` or Apple's
 /// `current_log_list.json` format, for tests: the logs' operators, kinds (`logs` or

@@ -1,4 +1,4 @@
-import TLSTrust
+import TLSTrustCore
 
 extension KeyUsage {
     /// The keyUsage extension's value: a BIT STRING with bit 0 (digitalSignature) first and the

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 
 /// Everything about a certificate to mint, with defaults that give an ordinary, currently valid
 /// certificate, so that each test states only the one property it is about.

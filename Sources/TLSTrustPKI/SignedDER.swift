@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 
 /// Signing and encoding helpers for the structures the kit writes itself, byte by byte (OCSP
 /// responses, CRLs with hostile knobs, huge CRLs, certificates): library builders refuse or

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 
 /// A Certificate Transparency log for tests: a key that signs SCTs as RFC 6962 §3.2 says, for
 /// the three sources, minted at test time like everything else.

@@ -1,4 +1,4 @@
-import TLSTrust
+import TLSTrustCore
 
 /// A minted certificate together with its private key and the profile it was made from.
 ///

@@ -1,4 +1,4 @@
-import TLSTrust
+import TLSTrustCore
 
 /// Keys generated once per process and shared by every test that asks for the same type and slot.
 ///

@@ -1,4 +1,4 @@
-import TLSTrust
+import TLSTrustCore
 
 /// What generates the kit's keys: one implementation per crypto library.
 ///

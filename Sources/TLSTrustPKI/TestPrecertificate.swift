@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 
 /// A precertificate and the certificate issued after it (RFC 6962 §3.1), for embedded SCTs.
 ///

@@ -1,4 +1,4 @@
-import TLSTrust
+import TLSTrustCore
 
 extension TestPrivateKey {
     /// Signs `message` with this key under `scheme`, as a certificate issuer would: PKCS#1 v1.5,

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 
 /// One trust-evaluation case for the conformance suite: what a server presents, what the client
 /// trusts, the name it connects to, and the verdict every backend must reach.

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 
 /// The scenario catalogue: each factory mints one case from `TestHierarchy` with a single
 /// property changed, so that a failure points at exactly one rule of RFC 5280 / RFC 6125.

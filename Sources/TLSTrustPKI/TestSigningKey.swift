@@ -1,4 +1,4 @@
-import TLSTrust
+import TLSTrustCore
 
 /// A private key the kit mints with: what a certificate, CRL or OCSP response needs from a key,
 /// and nothing of the library that holds it.

@@ -1,5 +1,5 @@
 import Foundation
-import TLSTrust
+import TLSTrustCore
 
 /// Turns a `CertificateProfile` into a signed DER certificate, byte by byte in Swift: the
 /// TBSCertificate of RFC 5280 §4.1 with every extension the profile asks for, signed once by the

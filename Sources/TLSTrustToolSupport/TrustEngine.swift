@@ -1,5 +1,6 @@
 import ArgumentParser
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 
 /// Which verifier answers `evaluate`, `compare`, `bench` and `conformance`: TLSTrust's engine,
 /// which decides, or the library's own verifier, asked through the comparison API for comparison.

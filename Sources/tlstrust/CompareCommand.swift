@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 import TLSTrustToolSupport
 
 /// `tlstrust compare`: one chain on every backend, the engine's verdict and the library's own

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 import TLSTrustToolSupport
 
 /// `tlstrust evaluate`: one chain, one backend, a verdict in the exit status.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 import TLSTrustToolSupport
 
 /// The inputs of `evaluate` and `compare`, exactly as `CLI-CONTRACT.md` fixes them.

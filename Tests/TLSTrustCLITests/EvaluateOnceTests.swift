@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 import TLSTrustOpenSSL
 import TLSTrustTestBackends
 import TLSTrustTesting

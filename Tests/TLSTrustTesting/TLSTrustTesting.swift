@@ -5,3 +5,4 @@
 // import it; one import gives a test all three.
 @_exported import TLSTrustLocalServers
 @_exported import TLSTrustPKI
+@_exported import TLSTrustPKIHandshake

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrustCore
 import TLSTrustToolSupport
 import TLSTrustTesting
 

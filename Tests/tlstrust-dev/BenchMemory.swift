@@ -2,7 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarking) import TLSTrust
+import TLSTrust
+@_spi(Benchmarking) import TLSTrustCore
 import TLSTrustToolSupport
 
 /// `tlstrust-dev bench --memory`: bytes kept per cached verified chain, per parsed certificate and per

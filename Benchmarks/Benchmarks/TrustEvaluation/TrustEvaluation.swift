@@ -1,10 +1,12 @@
 import Benchmark
 import Foundation
-@_spi(Benchmarking) @_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Benchmarking) @_spi(Comparison) import TLSTrustCore
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL
 import TLSTrustPKI
+import TLSTrustPKIHandshake
 
 /// The hot handshake path, per backend and chain: the peer's chain arrives as DER and is
 /// evaluated against a long-lived anchor set. The same operations as `tlstrust-dev bench`, with

@@ -4,7 +4,8 @@ import TLSTrustOpenSSL
 import TLSTrustTesting
 import Testing
 
-// Every sample of Sources/TLSTrust/TLSTrust.docc, verbatim; `everySampleOfTheCatalogueIsHere`
+// Every sample of the core's DocC catalogues (Sources/TLSTrustCore, TLSTrustDecisions,
+// TLSTrustConnections), verbatim; `everySampleOfTheCatalogueIsHere`
 // fails when a sample changes on one side only.
 
 func evaluateWithTheAppCA(peerChain: [Certificate], appCA: Certificate) throws -> ServerTrustDecision {
@@ -106,16 +107,20 @@ struct EvaluatorDocumentationTests {
     @Test func everySampleOfTheCatalogueIsHere() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let catalogue = root.appendingPathComponent("Sources/TLSTrust/TLSTrust.docc")
-        let articles = try FileManager.default.contentsOfDirectory(atPath: catalogue.path).filter { $0.hasSuffix(".md") }
-        #expect(articles.count == 7)
+        let catalogues = ["TLSTrustCore", "TLSTrustDecisions", "TLSTrustConnections"]
+            .map { root.appendingPathComponent("Sources/\($0)/\($0).docc") }
+        let articles = try catalogues.flatMap { catalogue in
+            try FileManager.default.contentsOfDirectory(atPath: catalogue.path).filter { $0.hasSuffix(".md") }
+                .map { catalogue.appendingPathComponent($0) }
+        }
+        #expect(articles.count == 9)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         var samples = 0
         for article in articles {
-            let text = try String(contentsOf: catalogue.appendingPathComponent(article), encoding: .utf8)
+            let text = try String(contentsOf: article, encoding: .utf8)
             for block in text.components(separatedBy: "```swift\n").dropFirst().map({ $0.components(separatedBy: "```")[0] }) {
                 samples += 1
-                #expect(source.contains(block), "\(article): sample not found verbatim here:\n\(block)")
+                #expect(source.contains(block), "\(article.lastPathComponent): sample not found verbatim here:\n\(block)")
             }
         }
         #expect(samples == 7)

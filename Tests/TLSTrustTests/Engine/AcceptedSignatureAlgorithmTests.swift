@@ -1,5 +1,8 @@
 import Synchronization
-@testable import TLSTrust
+@testable import TLSTrustCore
+@testable import TLSTrustDecisions
+@testable import TLSTrustConnections
+import TLSTrust
 import TLSTrustGnuTLS
 import TLSTrustMbedTLS
 import TLSTrustOpenSSL

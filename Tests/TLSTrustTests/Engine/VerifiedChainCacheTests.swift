@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 import TLSTrustOpenSSL
 import TLSTrustTestBackends
 import TLSTrustTesting

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 import TLSTrustToolSupport
 
 /// One way of deciding a case: the engine under a profile, or the library's own verifier.

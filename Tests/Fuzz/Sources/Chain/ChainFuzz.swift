@@ -1,6 +1,7 @@
 import FuzzSupport
 import Foundation
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 import TLSTrustPKI
 
 // Chain evaluation with fuzzed certificates against a fixed anchor.

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TLSTrust
 import Testing
 
@@ -46,10 +49,12 @@ struct TransportTests {
         #expect(try buffer.withUnsafeMutableBytes { try server.receive(into: $0, deadline: .now + .seconds(1)) } == 0)
         server.close()
 
-        let closedPort = listener.port
-        listener.close()
+        // A port bound but not listening refuses connections, and stays ours while we try: a port
+        // merely closed could be taken by a test running beside this one.
+        let refusing = try BoundNotListening()
+        defer { refusing.close() }
         do {
-            _ = try TCPTransport.connect(host: "127.0.0.1", port: closedPort, timeout: .seconds(2))
+            _ = try TCPTransport.connect(host: "127.0.0.1", port: refusing.port, timeout: .seconds(2))
             Issue.record("connected to a closed port")
         } catch let error as TLSError {
             #expect(error.code == .connectFailed)
@@ -167,4 +172,31 @@ struct HTTPParsingTests {
             }
         }
     }
+}
+
+/// A TCP socket on 127.0.0.1 bound to an ephemeral port and never listening: a connection to it is
+/// refused at once, and no other socket can take the port while it is open.
+private struct BoundNotListening {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard bound == 0, named == 0 else { Glibc.close(fd); throw POSIXError(.EADDRNOTAVAIL) }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Glibc.close(fd) }
 }

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Comparison) import TLSTrust
+import TLSTrust
+@_spi(Comparison) import TLSTrustCore
 import TLSTrustTestBackends
 import TLSTrustTesting
 import Testing

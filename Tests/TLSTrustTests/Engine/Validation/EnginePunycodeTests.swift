@@ -1,4 +1,7 @@
-@testable import TLSTrust
+@testable import TLSTrustCore
+@testable import TLSTrustDecisions
+@testable import TLSTrustConnections
+import TLSTrust
 import Testing
 
 /// The A-labels the public suffix list's U-label rules are read as (RFC 3492's own samples and

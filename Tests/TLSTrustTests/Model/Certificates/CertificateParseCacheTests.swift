@@ -1,5 +1,8 @@
 import Foundation
-@testable import TLSTrust
+@testable import TLSTrustCore
+@testable import TLSTrustDecisions
+@testable import TLSTrustConnections
+import TLSTrust
 import TLSTrustOpenSSL
 import TLSTrustTesting
 import Testing

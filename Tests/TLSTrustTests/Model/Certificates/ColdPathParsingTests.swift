@@ -1,4 +1,7 @@
-@testable import TLSTrust
+@testable import TLSTrustCore
+@testable import TLSTrustDecisions
+@testable import TLSTrustConnections
+import TLSTrust
 import TLSTrustTesting
 import Testing
 

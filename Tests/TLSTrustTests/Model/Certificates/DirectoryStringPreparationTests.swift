@@ -1,4 +1,7 @@
-@testable import TLSTrust
+@testable import TLSTrustCore
+@testable import TLSTrustDecisions
+@testable import TLSTrustConnections
+import TLSTrust
 import Testing
 
 /// RFC 4518's preparation, step by step, on the texts that have split verifiers: each pair must

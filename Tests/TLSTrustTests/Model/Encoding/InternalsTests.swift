@@ -1,4 +1,7 @@
-@testable import TLSTrust
+@testable import TLSTrustCore
+@testable import TLSTrustDecisions
+@testable import TLSTrustConnections
+import TLSTrust
 import Testing
 
 /// Access to internal primitives for known-answer tests.
