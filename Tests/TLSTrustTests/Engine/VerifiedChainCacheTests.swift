@@ -146,9 +146,8 @@ struct VerifiedChainCacheTests {
 
     @Test("bounded: the least recently used chain is evicted first")
     func boundedLRU() throws {
-        let saved = VerifiedChainCache.capacity
-        VerifiedChainCache.capacity = 2
-        defer { VerifiedChainCache.capacity = saved }
+        let restore = setTemporarily(\VerifiedChainCache.Type.capacity, to: 2)
+        defer { restore() }
         let root = try TestHierarchy.make()
         let backend = SignatureCountingBackend()
         let anchors = TrustAnchors.only(root.anchors.certificates)

@@ -67,9 +67,8 @@ struct SystemTrustStoreReloadTests {
             try TestPKI.writePEM([b], to: bundle)
             // Within the (default, 60 s) interval the store is not checked again.
             #expect(store.certificates() == [a.certificate])
-            let saved = SystemTrustStore.checkInterval
-            SystemTrustStore.checkInterval = .zero
-            defer { SystemTrustStore.checkInterval = saved }
+            let restore = setTemporarily(\SystemTrustStore.Type.checkInterval, to: .zero)
+            defer { restore() }
             #expect(store.certificates() == [b.certificate])
         }
     }
