@@ -19,11 +19,11 @@ public final class InterceptingProxy: @unchecked Sendable {
     /// What the proxy read from clients: each request's head, Authorization headers included.
     public var interceptedRequests: [String] { shared.intercepted.withLock { $0 } }
     /// Handshakes clients refused (their alert) and other failures, in order.
-    public var errors: [String] { shared.log.withLock { $0 } }
+    public var errors: [String] { loop.log.withLock { $0 } }
 
     private let listener: TCPListener
     private let shared = ProxyState()
-    private let thread: Thread
+    private let loop: AcceptLoop
 
     /// Starts the proxy.
     ///
@@ -38,22 +38,11 @@ public final class InterceptingProxy: @unchecked Sendable {
         let listener = try TCPListener(host: "127.0.0.1", port: 0)
         self.listener = listener
         let shared = shared, ca = certificateAuthority
-        thread = Thread {
-            while shared.running.load(ordering: .relaxed) {
-                guard let client = try? listener.accept(timeout: .milliseconds(200)) else { continue }
-                Thread {
-                    do {
-                        try InterceptingProxy.intercept(client, ca: ca, backend: backend, shared: shared,
-                                                        upstreamAnchors: upstreamAnchors, upstream: upstream)
-                    } catch {
-                        shared.log.withLock { $0.append("\(error)") }
-                    }
-                    client.close()
-                }.start()
-            }
-            shared.finished.signal()
+        loop = AcceptLoop(listener) { client in
+            try InterceptingProxy.intercept(client, ca: ca, backend: backend, shared: shared,
+                                            upstreamAnchors: upstreamAnchors, upstream: upstream)
+            client.close()
         }
-        thread.start()
     }
 
     /// The bound on every wait of one interception (the CONNECT request, both handshakes, reads):
@@ -65,10 +54,7 @@ public final class InterceptingProxy: @unchecked Sendable {
 
     /// Stops accepting. Safe to call twice.
     public func stop() {
-        if shared.running.exchange(false, ordering: .relaxed) {
-            listener.close()
-            shared.finished.wait()
-        }
+        loop.stop()
     }
 
     private static func intercept(_ client: TCPTransport, ca: TestCertificate, backend: any TLSBackend, shared: ProxyState,
@@ -122,11 +108,8 @@ public final class InterceptingProxy: @unchecked Sendable {
     }
 }
 
-/// What the accept thread shares with the proxy object.
+/// What the connections' threads share with the proxy object.
 final class ProxyState: Sendable {
-    let running = Atomic<Bool>(true)
-    let finished = DispatchSemaphore(value: 0)
-    let log = Locked<[String]>([])
     let intercepted = Locked<[String]>([])
     private let forged = Locked<[String: ClientIdentity]>([:])
 

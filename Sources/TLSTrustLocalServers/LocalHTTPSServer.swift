@@ -21,11 +21,10 @@ public final class LocalHTTPSServer: @unchecked Sendable {
     /// The port listened on.
     public var port: Int { listener.port }
     private let listener: TCPListener
-    private let state = ServerState()
-    private let thread: Thread
+    private let loop: AcceptLoop
 
     /// What went wrong in handshakes so far (a refused client, a client that went away).
-    public var errors: [String] { state.log.withLock { $0 } }
+    public var errors: [String] { loop.log.withLock { $0 } }
 
     /// Starts serving.
     ///
@@ -37,38 +36,22 @@ public final class LocalHTTPSServer: @unchecked Sendable {
                 handler: @escaping @Sendable (Request) -> (Int, String) = { _ in (200, "hello\n") }) throws {
         let listener = try TCPListener(host: "127.0.0.1", port: 0)
         self.listener = listener
-        let state = state
         let port = listener.port
-        thread = Thread {
-            while state.running.load(ordering: .relaxed) {
-                guard let transport = try? listener.accept(timeout: .milliseconds(200)) else { continue }
-                Thread {
-                    do {
-                        let connection = try TLSConnection.acceptBlocking(over: transport, configuration: configuration, port: port, backend: backend)
-                        let head = try LocalHTTPSServer.readHead(connection)
-                        let (status, body) = handler(Request(head: head, clientCertificates: connection.peerCertificates))
-                        let reply = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Error")\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-                        try connection.writeBlocking(Array(reply.utf8))
-                        connection.closeBlocking()
-                    } catch {
-                        state.log.withLock { $0.append("\(error)") }
-                        transport.close()
-                    }
-                }.start()
-            }
-            state.finished.signal()
+        loop = AcceptLoop(listener) { transport in
+            let connection = try TLSConnection.acceptBlocking(over: transport, configuration: configuration, port: port, backend: backend)
+            let head = try LocalHTTPSServer.readHead(connection)
+            let (status, body) = handler(Request(head: head, clientCertificates: connection.peerCertificates))
+            let reply = "HTTP/1.1 \(status) \(status == 200 ? "OK" : "Error")\r\nContent-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            try connection.writeBlocking(Array(reply.utf8))
+            connection.closeBlocking()
         }
-        thread.start()
     }
 
     deinit { stop() }
 
     /// Stops accepting and closes the listener. Safe to call twice.
     public func stop() {
-        if state.running.exchange(false, ordering: .relaxed) {
-            listener.close()
-            state.finished.wait()
-        }
+        loop.stop()
     }
 
     /// Reads a request head (up to the blank line; at most 64 KiB).
@@ -82,13 +65,6 @@ public final class LocalHTTPSServer: @unchecked Sendable {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
-}
-
-/// What the accept thread shares with the server object.
-final class ServerState: Sendable {
-    let running = Atomic<Bool>(true)
-    let finished = DispatchSemaphore(value: 0)
-    let log = Locked<[String]>([])
 }
 
 /// Finds the blank line ending an HTTP head.

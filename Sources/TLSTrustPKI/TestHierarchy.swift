@@ -46,19 +46,30 @@ public struct TestHierarchy: Sendable {
         customizeIntermediate: (inout CertificateProfile) -> Void = { _ in },
         customizeLeaf: (inout CertificateProfile) -> Void = { _ in }
     ) throws -> TestHierarchy {
-        var rootProfile = rootProfile(keyAlgorithm)
-        customizeRoot(&rootProfile)
-        let root = try TestPKI.issue(rootProfile, issuer: nil)
-
-        var intermediateProfile = intermediateProfile(keyAlgorithm)
-        customizeIntermediate(&intermediateProfile)
-        let intermediate = try TestPKI.issue(intermediateProfile, issuer: root)
-
+        let (root, intermediate) = try makeIssuers(
+            keyAlgorithm: keyAlgorithm, customizeRoot: customizeRoot, customizeIntermediate: customizeIntermediate)
         var leafProfile = CertificateProfile.leaf(
             commonName: (leafDNSNames + leafIPAddresses).first ?? "TLSTrust Test Leaf",
             dnsNames: leafDNSNames, ipAddresses: leafIPAddresses, keyAlgorithm: keyAlgorithm)
         customizeLeaf(&leafProfile)
         let leaf = try TestPKI.issue(leafProfile, issuer: intermediate)
         return TestHierarchy(root: root, intermediate: intermediate, leaf: leaf)
+    }
+
+    /// Mints the two CAs of a hierarchy and no leaf: for tests that issue leaves of their own
+    /// (with revocation pointers, caIssuers URLs, many names) under the usual root and
+    /// intermediate. The `customize…` closures work as in ``make(keyAlgorithm:leafDNSNames:leafIPAddresses:customizeRoot:customizeIntermediate:customizeLeaf:)``.
+    public static func makeIssuers(
+        keyAlgorithm: TestKeyAlgorithm = .ecdsaP256,
+        customizeRoot: (inout CertificateProfile) -> Void = { _ in },
+        customizeIntermediate: (inout CertificateProfile) -> Void = { _ in }
+    ) throws -> (root: TestCertificate, intermediate: TestCertificate) {
+        var rootProfile = rootProfile(keyAlgorithm)
+        customizeRoot(&rootProfile)
+        let root = try TestPKI.issue(rootProfile, issuer: nil)
+
+        var intermediateProfile = intermediateProfile(keyAlgorithm)
+        customizeIntermediate(&intermediateProfile)
+        return (root, try TestPKI.issue(intermediateProfile, issuer: root))
     }
 }

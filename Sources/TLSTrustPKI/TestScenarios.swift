@@ -7,6 +7,19 @@ extension TestScenario {
     private static let day: TimeInterval = 86400
     private static let host = "www.example.com"
 
+    /// The scenario of `pki` as minted: its chain presented, its root the anchor.
+    private init(_ kind: Kind, _ summary: String, _ pki: TestHierarchy, hostname: String = host, expectation: Expectation) {
+        self.init(kind: kind, summary: summary, chain: pki.chain, anchors: pki.anchors, hostname: hostname, expectation: expectation)
+    }
+
+    /// Sets a profile's validity from `start` to `end` days from now (negative: in the past).
+    private static func valid(fromDay start: Double, toDay end: Double) -> (inout CertificateProfile) -> Void {
+        { profile in
+            profile.notBefore = Date(timeIntervalSinceNow: start * day)
+            profile.notAfter = Date(timeIntervalSinceNow: end * day)
+        }
+    }
+
     /// A chain that a correct validator trusts, all keys of `algorithm`.
     public static func validChain(_ algorithm: TestKeyAlgorithm) throws -> TestScenario {
         let kind: Kind = switch algorithm {
@@ -23,60 +36,39 @@ extension TestScenario {
 
     /// The leaf's validity ended yesterday.
     public static func expiredLeaf() throws -> TestScenario {
-        let pki = try TestHierarchy.make(customizeLeaf: {
-            $0.notBefore = Date(timeIntervalSinceNow: -30 * day)
-            $0.notAfter = Date(timeIntervalSinceNow: -day)
-        })
-        return TestScenario(
-            kind: .expiredLeaf, summary: "leaf expired one day ago",
-            chain: pki.chain, anchors: pki.anchors, hostname: host, expectation: .rejected(.expired))
+        let pki = try TestHierarchy.make(customizeLeaf: valid(fromDay: -30, toDay: -1))
+        return TestScenario(.expiredLeaf, "leaf expired one day ago", pki, expectation: .rejected(.expired))
     }
 
     /// The leaf's validity starts tomorrow.
     public static func notYetValidLeaf() throws -> TestScenario {
-        let pki = try TestHierarchy.make(customizeLeaf: {
-            $0.notBefore = Date(timeIntervalSinceNow: day)
-            $0.notAfter = Date(timeIntervalSinceNow: 30 * day)
-        })
-        return TestScenario(
-            kind: .notYetValidLeaf, summary: "leaf valid only from tomorrow",
-            chain: pki.chain, anchors: pki.anchors, hostname: host, expectation: .rejected(.notYetValid))
+        let pki = try TestHierarchy.make(customizeLeaf: valid(fromDay: 1, toDay: 30))
+        return TestScenario(.notYetValidLeaf, "leaf valid only from tomorrow", pki, expectation: .rejected(.notYetValid))
     }
 
     /// The intermediate expired yesterday; the leaf itself is current.
     public static func expiredIntermediate() throws -> TestScenario {
-        let pki = try TestHierarchy.make(customizeIntermediate: {
-            $0.notBefore = Date(timeIntervalSinceNow: -60 * day)
-            $0.notAfter = Date(timeIntervalSinceNow: -day)
-        })
-        return TestScenario(
-            kind: .expiredIntermediate, summary: "intermediate expired one day ago, leaf current",
-            chain: pki.chain, anchors: pki.anchors, hostname: host, expectation: .rejected(.expired))
+        let pki = try TestHierarchy.make(customizeIntermediate: valid(fromDay: -60, toDay: -1))
+        return TestScenario(.expiredIntermediate, "intermediate expired one day ago, leaf current", pki, expectation: .rejected(.expired))
     }
 
     /// A valid chain for `www.example.com`, evaluated for another host.
     public static func wrongHost() throws -> TestScenario {
         let pki = try TestHierarchy.make()
-        return TestScenario(
-            kind: .wrongHost, summary: "leaf for www.example.com, connecting to www.example.org",
-            chain: pki.chain, anchors: pki.anchors, hostname: "www.example.org",
+        return TestScenario(.wrongHost, "leaf for www.example.com, connecting to www.example.org", pki, hostname: "www.example.org",
             expectation: .rejected(.hostnameMismatch))
     }
 
     /// A `*.example.com` leaf, evaluated for `www.example.com`.
     public static func wildcardLeaf() throws -> TestScenario {
         let pki = try TestHierarchy.make(leafDNSNames: ["*.example.com"])
-        return TestScenario(
-            kind: .wildcardLeaf, summary: "wildcard leaf *.example.com matches www.example.com",
-            chain: pki.chain, anchors: pki.anchors, hostname: host, expectation: .trusted)
+        return TestScenario(.wildcardLeaf, "wildcard leaf *.example.com matches www.example.com", pki, expectation: .trusted)
     }
 
     /// A `*.example.com` leaf, evaluated for `a.b.example.com` (a wildcard spans one label only).
     public static func wildcardTooDeep() throws -> TestScenario {
         let pki = try TestHierarchy.make(leafDNSNames: ["*.example.com"])
-        return TestScenario(
-            kind: .wildcardTooDeep, summary: "wildcard *.example.com must not match a.b.example.com",
-            chain: pki.chain, anchors: pki.anchors, hostname: "a.b.example.com",
+        return TestScenario(.wildcardTooDeep, "wildcard *.example.com must not match a.b.example.com", pki, hostname: "a.b.example.com",
             expectation: .rejected(.hostnameMismatch))
     }
 
@@ -92,18 +84,14 @@ extension TestScenario {
     /// A leaf for IP 127.0.0.1, evaluated for 127.0.0.2.
     public static func ipAddressMismatch() throws -> TestScenario {
         let pki = try TestHierarchy.make(leafDNSNames: [], leafIPAddresses: ["127.0.0.1"])
-        return TestScenario(
-            kind: .ipAddressMismatch, summary: "leaf with IP SAN 127.0.0.1, connecting to 127.0.0.2",
-            chain: pki.chain, anchors: pki.anchors, hostname: "127.0.0.2",
+        return TestScenario(.ipAddressMismatch, "leaf with IP SAN 127.0.0.1, connecting to 127.0.0.2", pki, hostname: "127.0.0.2",
             expectation: .rejected(.ipAddressMismatch))
     }
 
     /// The intermediate says `CA:FALSE` but issued the leaf anyway.
     public static func intermediateNotCA() throws -> TestScenario {
         let pki = try TestHierarchy.make(customizeIntermediate: { $0.isCA = false })
-        return TestScenario(
-            kind: .intermediateNotCA, summary: "intermediate has basicConstraints CA:FALSE",
-            chain: pki.chain, anchors: pki.anchors, hostname: host,
+        return TestScenario(.intermediateNotCA, "intermediate has basicConstraints CA:FALSE", pki,
             expectation: .rejected(.notCertificateAuthority))
     }
 
@@ -150,9 +138,7 @@ extension TestScenario {
     /// The leaf's extendedKeyUsage is `clientAuth` only; it is evaluated as a server.
     public static func clientAuthOnlyLeaf() throws -> TestScenario {
         let pki = try TestHierarchy.make(customizeLeaf: { $0.extendedKeyUsage = [.clientAuth] })
-        return TestScenario(
-            kind: .clientAuthOnlyLeaf, summary: "leaf EKU is clientAuth only, evaluated as a TLS server",
-            chain: pki.chain, anchors: pki.anchors, hostname: host,
+        return TestScenario(.clientAuthOnlyLeaf, "leaf EKU is clientAuth only, evaluated as a TLS server", pki,
             expectation: .rejected(.purposeNotAllowed))
     }
 

@@ -11,6 +11,11 @@
 // `LLVMFuzzerTestOneInput` and `LLVMFuzzerInitialize` (which also implements `--make-seeds DIR`).
 import PackageDescription
 
+/// What every target links of TLSTrust: the core, the three backends and the minting kit.
+let tlsTrustProducts: [Target.Dependency] = [
+    "TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustPKI", "TLSTrustPKIOpenSSL",
+].map { .product(name: $0, package: "TLSTrust") }
+
 let fuzzTargets = ["CertificateDER", "CertificatePEM", "Chain", "PKCS12", "PinningConfiguration", "ClientHello", "OCSPResponse", "CRL"]
 
 let package = Package(
@@ -20,29 +25,11 @@ let package = Package(
         .package(name: "TLSTrust", path: "../.."),
     ],
     targets: [
-        .target(
-            name: "FuzzSupport",
-            dependencies: [
-                .product(name: "TLSTrust", package: "TLSTrust"),
-                .product(name: "TLSTrustOpenSSL", package: "TLSTrust"),
-                .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
-                .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
-                .product(name: "TLSTrustPKI", package: "TLSTrust"),
-                .product(name: "TLSTrustPKIOpenSSL", package: "TLSTrust"),
-            ]
-        ),
+        .target(name: "FuzzSupport", dependencies: tlsTrustProducts),
     ] + fuzzTargets.map { name in
         .executableTarget(
             name: name,
-            dependencies: [
-                "FuzzSupport",
-                .product(name: "TLSTrust", package: "TLSTrust"),
-                .product(name: "TLSTrustOpenSSL", package: "TLSTrust"),
-                .product(name: "TLSTrustGnuTLS", package: "TLSTrust"),
-                .product(name: "TLSTrustMbedTLS", package: "TLSTrust"),
-                .product(name: "TLSTrustPKI", package: "TLSTrust"),
-                .product(name: "TLSTrustPKIOpenSSL", package: "TLSTrust"),
-            ],
+            dependencies: ["FuzzSupport"] + tlsTrustProducts,
             // No top-level code: libFuzzer's runtime provides `main`.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         )

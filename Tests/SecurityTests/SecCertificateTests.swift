@@ -22,11 +22,25 @@ struct SecCertificateTests {
         #expect(SecCertificateCreateWithData(nil, Data() as CFData) == nil)
     }
 
+    /// sha256WithRSAEncryption's AlgorithmIdentifier with its NULL parameters, as minted, and
+    /// without them, as some issuers write it.
+    static let withNull: [UInt8] = [0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B, 0x05, 0x00]
+    static let withoutNull: [UInt8] = [0x30, 0x0B, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B]
+
+    /// An SSL trust for www.example.com in `pki`: `leaf`, then the intermediate, anchored at the root.
+    static func trust(_ leaf: SecCertificate, in pki: TestHierarchy) throws -> SecTrust {
+        var trust: SecTrust?
+        SecTrustCreateWithCertificates([leaf, try pki.intermediate.secCertificate] as CFArray,
+                                       SecPolicyCreateSSL(true, "www.example.com" as CFString), &trust)
+        let t = try #require(trust)
+        SecTrustSetAnchorCertificates(t, [try pki.root.secCertificate] as CFArray)
+        return t
+    }
+
     @Test("An RSA certificate whose outer signature algorithm omits the NULL parameter is readable and still validates", arguments: TestBackends.names)
     func absentVersusNullParameters(backend: String) throws {
         let pki = try TestHierarchy.make(keyAlgorithm: .rsa2048, leafDNSNames: ["www.example.com"])
-        let withNull: [UInt8] = [0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B, 0x05, 0x00]
-        let withoutNull: [UInt8] = [0x30, 0x0B, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B]
+        let withNull = Self.withNull, withoutNull = Self.withoutNull
         var der = pki.leaf.der
         // The outer AlgorithmIdentifier is the last one before the signature BIT STRING.
         let outer = try #require((0...(der.count - withNull.count)).last { Array(der[$0..<$0 + withNull.count]) == withNull })
@@ -43,11 +57,7 @@ struct SecCertificateTests {
         #expect(lenient != strictLeaf)
 
         try withSecurityEnvironment(backend: backend) {
-            var trust: SecTrust?
-            SecTrustCreateWithCertificates([lenient, try pki.intermediate.secCertificate] as CFArray,
-                                           SecPolicyCreateSSL(true, "www.example.com" as CFString), &trust)
-            let t = try #require(trust)
-            SecTrustSetAnchorCertificates(t, [try pki.root.secCertificate] as CFArray)
+            let t = try Self.trust(lenient, in: pki)
             #expect(evaluationErrorCode(t) == nil)
             #expect((SecTrustCopyCertificateChain(t) as? [SecCertificate])?.first === lenient)
         }
@@ -56,8 +66,7 @@ struct SecCertificateTests {
     @Test("A certificate whose signed algorithm identifier omits NULL is readable and trusted, as on Apple", arguments: TestBackends.names)
     func signedAlgorithmWithoutNull(backend: String) throws {
         let pki = try TestHierarchy.make(keyAlgorithm: .rsa2048, leafDNSNames: ["www.example.com"])
-        let withNull: [UInt8] = [0x30, 0x0D, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B, 0x05, 0x00]
-        let withoutNull: [UInt8] = [0x30, 0x0B, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B]
+        let withNull = Self.withNull, withoutNull = Self.withoutNull
         let der = pki.leaf.der
         // Certificate ::= 30 82 LL LL, TBSCertificate 30 82 LL LL at offset 4.
         try #require(der[0] == 0x30 && der[1] == 0x82 && der[4] == 0x30 && der[5] == 0x82)
@@ -84,11 +93,7 @@ struct SecCertificateTests {
 
         // Apple trusts it, and so does TLSTrust's engine: absent parameters fix the same algorithm.
         try withSecurityEnvironment(backend: backend) {
-            var trust: SecTrust?
-            SecTrustCreateWithCertificates([lenient, try pki.intermediate.secCertificate] as CFArray,
-                                           SecPolicyCreateSSL(true, "www.example.com" as CFString), &trust)
-            let t = try #require(trust)
-            SecTrustSetAnchorCertificates(t, [try pki.root.secCertificate] as CFArray)
+            let t = try Self.trust(lenient, in: pki)
             var error: CFError?
             let trusted = SecTrustEvaluateWithError(t, &error)
             #expect(trusted, "\(String(describing: error))")

@@ -96,9 +96,15 @@ struct SecTrustRevocationTests {
 
     static func fixture() throws -> Artefacts { try artefacts.get() }
 
+    /// Runs `body` with the artefacts in the security environment of `backend`.
+    static func withFixture(on backend: String, _ body: (Artefacts) throws -> Void) throws {
+        let fixture = try Self.fixture()
+        try withSecurityEnvironment(backend: backend) { try body(fixture) }
+    }
+
     /// A trust over `leaf` alone, anchored at the CA only, with the SSL policy for `host` and `policies`.
     static func trust(_ leaf: TestCertificate, host: String, _ policies: [SecPolicy] = []) throws -> SecTrust {
-        let fixture = try fixture()
+        let fixture = try Self.fixture()
         let trust = try makeTrust([leaf], [SecPolicyCreateSSL(true, host as CFString)] + policies)
         #expect(SecTrustSetAnchorCertificates(trust, [try fixture.ca.secCertificate] as CFArray) == errSecSuccess)
         return trust
@@ -182,8 +188,7 @@ struct SecTrustRevocationTests {
 
     @Test("A good OCSP response given with SecTrustSetOCSPResponse is trusted, even under RequirePositiveResponse", arguments: TestBackends.names)
     func goodOCSPResponse(backend: String) throws {
-        let fixture = try Self.fixture()
-        try withSecurityEnvironment(backend: backend) {
+        try Self.withFixture(on: backend) { fixture in
             let policy = try Self.revocationPolicy(kSecRevocationOCSPMethod | kSecRevocationRequirePositiveResponse)
             let trust = try Self.trust(fixture.good, host: Artefacts.host, [policy])
             #expect(SecTrustSetOCSPResponse(trust, Data(fixture.goodResponse) as CFData) == errSecSuccess)
@@ -202,8 +207,7 @@ struct SecTrustRevocationTests {
 
     @Test("A revoked OCSP response refuses the leaf: errSecCertificateRevoked, fatal, with or without a revocation policy", arguments: TestBackends.names)
     func revokedOCSPResponse(backend: String) throws {
-        let fixture = try Self.fixture()
-        try withSecurityEnvironment(backend: backend) {
+        try Self.withFixture(on: backend) { fixture in
             for policies in [[try Self.revocationPolicy(kSecRevocationUseAnyAvailableMethod)], []] {
                 let trust = try Self.trust(fixture.revoked, host: Artefacts.revokedHost, policies)
                 // Trusted before the answer arrives (soft), refused after: setting it discards the result.
@@ -222,8 +226,7 @@ struct SecTrustRevocationTests {
 
     @Test("RequirePositiveResponse without a usable answer: errSecIncompleteCertRevocationCheck, recoverable; without the flag: trusted", arguments: TestBackends.names)
     func requirePositiveResponse(backend: String) throws {
-        let fixture = try Self.fixture()
-        try withSecurityEnvironment(backend: backend) {
+        try Self.withFixture(on: backend) { fixture in
             let hard = try Self.trust(fixture.good, host: Artefacts.host,
                                       [try Self.revocationPolicy(kSecRevocationUseAnyAvailableMethod | kSecRevocationRequirePositiveResponse)])
             var error: CFError?
@@ -272,8 +275,7 @@ struct SecTrustRevocationTests {
 
     @Test("SecTrustSetOCSPResponse refuses what is not DER OCSP data, and keeps what the trust had")
     func badOCSPInput() throws {
-        let fixture = try Self.fixture()
-        try withSecurityEnvironment(backend: TestBackends.names[0]) {
+        try Self.withFixture(on: TestBackends.names[0]) { fixture in
             let trust = try Self.trust(fixture.revoked, host: Artefacts.revokedHost)
             #expect(SecTrustSetOCSPResponse(trust, Data(fixture.revokedResponse) as CFData) == errSecSuccess)
             #expect(SecTrustSetOCSPResponse(trust, "not data" as CFString) == errSecParam)
@@ -320,8 +322,7 @@ struct SecTrustRevocationTests {
 
     @Test("The network permission reaches the engine: with it a hard-fail check tries to fetch, without it nothing is fetched", arguments: TestBackends.names)
     func networkFetchReachesTheEngine(backend: String) throws {
-        let fixture = try Self.fixture()
-        try withSecurityEnvironment(backend: backend) {
+        try Self.withFixture(on: backend) { fixture in
             let flags = kSecRevocationUseAnyAvailableMethod | kSecRevocationRequirePositiveResponse
             // The leaf names no OCSP responder and no CRL distribution point, so nothing is reached
             // either way; what the engine records says whether it was allowed to try.

@@ -14,18 +14,15 @@ import Testing
 @Suite("Security: Certificate Transparency (SecTrustSetSignedCertificateTimestamps, kSecTrustCertificateTransparency)")
 struct SecTrustTransparencyTests {
     static let host = "ct.example"
-    let root: TestCertificate
-    let logA: TestCTLog
-    let logB: TestCTLog
+    /// The root (the test system store's anchor) and the two logs.
+    let ct: TransparencyFixture
     let leaf: TestCertificate
     let policy: CertificateTransparencyPolicy
 
     init() throws {
-        root = try TestPKI.issue(.certificateAuthority(commonName: "Sec CT Test Root"))
-        logA = try TestCTLog(operator: "Operator A")
-        logB = try TestCTLog(operator: "Operator B", keyType: .rsa(bits: 2048))
-        leaf = try TestPKI.issue(.leaf(commonName: Self.host, dnsNames: [Self.host]), issuer: root)
-        policy = CertificateTransparencyPolicy(logList: try CertificateTransparencyLogList(logs: [logA.log, logB.log], timestamp: Date()))
+        ct = try TransparencyFixture()
+        leaf = try ct.leaf(Self.host)
+        policy = CertificateTransparencyPolicy(logList: try CertificateTransparencyLogList(logs: ct.logs, timestamp: Date()))
     }
 
     /// The SCTs of `logs` for the leaf, as `CFData`s of one SCT each.
@@ -35,7 +32,7 @@ struct SecTrustTransparencyTests {
 
     /// Runs `body` on `backend` with the root as the system anchor and `policy` as the default.
     func withCT<R>(_ backend: String, policy: CertificateTransparencyPolicy?, _ body: () throws -> R) throws -> R {
-        try withSecurityEnvironment(backend: backend, systemAnchors: [root]) {
+        try withSecurityEnvironment(backend: backend, systemAnchors: [ct.root]) {
             try SecTrustEnvironment.$certificateTransparency.withValue(policy) { try body() }
         }
     }
@@ -55,14 +52,14 @@ struct SecTrustTransparencyTests {
             #expect(try result(refused)[kSecTrustCertificateTransparency as String] == nil)
 
             let trust = try makeTrust([leaf], [SecPolicyCreateSSL(true, Self.host as CFString)])
-            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([logA, logB])) == errSecSuccess)
+            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA, ct.logB])) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == nil)
             #expect(try result(trust)[kSecTrustCertificateTransparency as String] as? Bool == true)
 
             // One SCT is not enough; nil takes them away again.
-            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([logA])) == errSecSuccess)
+            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA])) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
-            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([logA, logB])) == errSecSuccess)
+            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA, ct.logB])) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == nil)
             #expect(SecTrustSetSignedCertificateTimestamps(trust, nil) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
@@ -72,13 +69,13 @@ struct SecTrustTransparencyTests {
     @Test("SCTs for another certificate, or from a log not in the list, do not count")
     func forgedSCTs() throws {
         try withCT(TestBackends.names[0], policy: policy) {
-            let other = try TestPKI.issue(.leaf(commonName: Self.host, dnsNames: [Self.host]), issuer: root)
-            let borrowed = try [logA, logB].map { Data(try $0.sct(forCertificate: other.der)) as CFData } as CFArray
+            let other = try ct.leaf(Self.host)
+            let borrowed = try [ct.logA, ct.logB].map { Data(try $0.sct(forCertificate: other.der)) as CFData } as CFArray
             let trust = try makeTrust([leaf], [SecPolicyCreateSSL(true, Self.host as CFString)])
             #expect(SecTrustSetSignedCertificateTimestamps(trust, borrowed) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
             let stranger = try TestCTLog(operator: "Operator C")
-            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([logA, stranger])) == errSecSuccess)
+            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA, stranger])) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
         }
     }
@@ -100,7 +97,7 @@ struct SecTrustTransparencyTests {
 
             // Passing the public root again as an app anchor does not lift the policy.
             let again = try makeTrust([leaf], [SecPolicyCreateSSL(true, Self.host as CFString)])
-            #expect(SecTrustSetAnchorCertificates(again, [try root.secCertificate] as CFArray) == errSecSuccess)
+            #expect(SecTrustSetAnchorCertificates(again, [try ct.root.secCertificate] as CFArray) == errSecSuccess)
             #expect(SecTrustSetAnchorCertificatesOnly(again, false) == errSecSuccess)
             #expect(evaluationErrorCode(again) == Int(errSecNotTrusted))
 
@@ -108,7 +105,7 @@ struct SecTrustTransparencyTests {
         }
         try withCT(backend, policy: nil) {
             let trust = try makeTrust([leaf], [SecPolicyCreateSSL(true, Self.host as CFString)])
-            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([logA])) == errSecSuccess)
+            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA])) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == nil, "without a log list, no CT policy applies")
             #expect(try result(trust)[kSecTrustCertificateTransparency as String] == nil)
             // A per-trust policy applies without a default.
@@ -121,7 +118,7 @@ struct SecTrustTransparencyTests {
     func badInput() throws {
         try withCT(TestBackends.names[0], policy: policy) {
             let trust = try makeTrust([leaf], [SecPolicyCreateSSL(true, Self.host as CFString)])
-            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([logA, logB])) == errSecSuccess)
+            #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA, ct.logB])) == errSecSuccess)
             #expect(SecTrustSetSignedCertificateTimestamps(trust, ["not data" as NSString] as CFArray) == errSecParam)
             #expect(SecTrustSetSignedCertificateTimestamps(trust, [Data() as CFData] as CFArray) == errSecDecode)
             #expect(SecTrustSetSignedCertificateTimestamps(trust, [Data(count: 0x10000) as CFData] as CFArray) == errSecDecode)
@@ -129,9 +126,9 @@ struct SecTrustTransparencyTests {
             #expect(SecTrustSetSignedCertificateTimestamps(trust, many) == errSecDecode)
             #expect(evaluationErrorCode(trust) == nil, "the SCTs given before are kept")
             // An SCT of another version is kept and counts for nothing.
-            var v2 = try logB.sct(forCertificate: leaf.der)
+            var v2 = try ct.logB.sct(forCertificate: leaf.der)
             v2[0] = 1
-            let mixed = [Data(try logA.sct(forCertificate: leaf.der)) as CFData, Data(v2) as CFData] as CFArray
+            let mixed = [Data(try ct.logA.sct(forCertificate: leaf.der)) as CFData, Data(v2) as CFData] as CFArray
             #expect(SecTrustSetSignedCertificateTimestamps(trust, mixed) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
         }

@@ -198,4 +198,18 @@ struct BadInputTests {
     func developerUsageErrors(arguments: [String]) throws {
         try ToolRunner.runDeveloper(arguments).expectUsageError()
     }
+
+    /// What `inspect` and `pin` are given that they cannot read.
+    static let unreadable: [(String, UnreadableInput)] =
+        [UnreadableInput.missing, .empty, .garbageText, .publicKey, .truncatedDER, .directory].map { ("inspect", $0) }
+        + [UnreadableInput.missing, .empty, .garbageBytes, .privateKey, .directory, .truncatedPEM].map { ("pin", $0) }
+
+    @Test("inspect and pin: unreadable input exits 2, naming the file", arguments: unreadable)
+    func unreadableInput(command: String, kind: UnreadableInput) throws {
+        let cert = try TestPKI.issue(.leaf(commonName: "bad.example.com"))
+        try withFixtures { files in
+            let path = try kind.write(in: files, about: cert)
+            try ToolRunner.run([command, path]).expectUsageError(mentioning: [path])
+        }
+    }
 }

@@ -24,6 +24,19 @@ struct CompareCommandTests {
         row.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
+    /// Expects one row per backend of `backends`, each with the engine's `verdict` and a native
+    /// verdict that agrees or is `unsupported` (mbedTLS's verifier cannot check a purpose).
+    static func expectRows(_ result: ToolResult, backends: [String], verdict: String,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+        let rows = Self.rows(result)
+        #expect(Set(rows.keys) == Set(backends), "one row per backend\n\(result)", sourceLocation: sourceLocation)
+        for (backend, row) in rows {
+            let cells = Self.cells(row)
+            #expect(cells.count >= 3 && cells[1] == verdict, "the engine's verdict on \(backend)\n\(result)", sourceLocation: sourceLocation)
+            #expect(cells.count >= 3 && [verdict, "unsupported"].contains(cells[2]), "\(backend)\n\(result)", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test("all backends trust a valid chain: a row each, exit 0")
     func allTrust() throws {
         let backends = try ToolRunner.backendNames()
@@ -39,14 +52,7 @@ struct CompareCommandTests {
             let header = try #require(result.stdoutLines.first)
             #expect(header.hasPrefix("backend") && header.contains("engine (webpki)") && header.contains("native"),
                     "a header row naming both verifiers\n\(result)")
-            let rows = Self.rows(result)
-            #expect(Set(rows.keys) == Set(backends), "one row per backend\n\(result)")
-            for (backend, row) in rows {
-                let cells = Self.cells(row)
-                #expect(cells.count >= 3 && cells[1] == "trusted", "the engine trusts it on \(backend)\n\(result)")
-                // The native verifier either agrees or cannot be asked (mbedTLS's cannot check a purpose).
-                #expect(cells.count >= 3 && ["trusted", "unsupported"].contains(cells[2]), "\(backend)\n\(result)")
-            }
+            Self.expectRows(result, backends: backends, verdict: "trusted")
             #expect(!result.stdout.contains("engine verdicts differ"), "\(result)")
         }
     }
@@ -62,13 +68,7 @@ struct CompareCommandTests {
             ])
             result.expectExit(1)
             #expect(result.stderr.isEmpty, "a verdict is not an error\n\(result)")
-            let rows = Self.rows(result)
-            #expect(Set(rows.keys) == Set(backends), "\(result)")
-            for (backend, row) in rows {
-                let cells = Self.cells(row)
-                #expect(cells.count >= 3 && cells[1] == "NOT trusted: expired", "the engine's verdict on \(backend)\n\(result)")
-                #expect(cells.count >= 3 && ["NOT trusted: expired", "unsupported"].contains(cells[2]), "\(backend)\n\(result)")
-            }
+            Self.expectRows(result, backends: backends, verdict: "NOT trusted: expired")
         }
     }
 

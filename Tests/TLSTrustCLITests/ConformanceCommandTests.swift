@@ -101,12 +101,19 @@ struct ConformanceCommandTests {
         try withFixtures { try body(Workspace(files: $0)) }
     }
 
+    /// Runs `body` in a workspace holding the suite of fresh PKIs (``suite(_:expired:mislabelled:)``).
+    func withSuite(mislabelled: Bool = false, _ body: (Workspace) throws -> Void) throws {
+        let (pki, expired) = try Self.makePKIs()
+        try withWorkspace { w in
+            try w.write(Self.suite(pki, expired: expired, mislabelled: mislabelled))
+            try body(w)
+        }
+    }
+
     @Test("update, then check: every engine outcome passes, not-run cases are listed with their reason, exit 0")
     func passAndNotRun() throws {
-        let (pki, expired) = try Self.makePKIs()
         let backends = try ToolRunner.backendNames()
-        try withWorkspace { w in
-            try w.write(Self.suite(pki, expired: expired))
+        try withSuite { w in
             let update = try w.run(["--update-expectations"])
             update.expectExit(0)
             // Only progress on standard error.
@@ -195,9 +202,7 @@ struct ConformanceCommandTests {
 
     @Test("a stale expectation (the case passes now) is a discrepancy, and so is a case the suite does not have")
     func staleExpectation() throws {
-        let (pki, expired) = try Self.makePKIs()
-        try withWorkspace { w in
-            try w.write(Self.suite(pki, expired: expired))
+        try withSuite { w in
             try w.run(["--update-expectations"]).expectExit(0)
             let original = try String(contentsOfFile: w.expectations, encoding: .utf8)
 
@@ -255,10 +260,8 @@ struct ConformanceCommandTests {
 
     @Test("--write-docs writes the page; --check-docs accepts it as written and rejects any edit")
     func docs() throws {
-        let (pki, expired) = try Self.makePKIs()
         let backends = try ToolRunner.backendNames()
-        try withWorkspace { w in
-            try w.write(Self.suite(pki, expired: expired, mislabelled: true))
+        try withSuite(mislabelled: true) { w in
             try w.run(["--update-expectations", "--write-docs", w.docs]).expectExit(0)
             let page = try String(contentsOfFile: w.docs, encoding: .utf8)
             for backend in backends { #expect(page.contains("### \(backend)"), "a table per backend") }
@@ -302,9 +305,7 @@ struct ConformanceCommandTests {
 
     @Test("a missing expectations file exits 2 unless --update-expectations creates it")
     func missingExpectations() throws {
-        let (pki, expired) = try Self.makePKIs()
-        try withWorkspace { w in
-            try w.write(Self.suite(pki, expired: expired))
+        try withSuite { w in
             try w.run().expectUsageError(mentioning: ["expectations.txt", "--update-expectations"])
             try w.run(["--update-expectations"]).expectExit(0)
             #expect(FileManager.default.fileExists(atPath: w.expectations))

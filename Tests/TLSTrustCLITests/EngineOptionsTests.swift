@@ -13,10 +13,7 @@ struct EngineOptionsTests {
     func profilesTrustAnOrdinaryChain(backend: String) throws {
         let pki = try TestHierarchy.make()
         try withFixtures { files in
-            let common = [
-                "evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                "--anchors", try files.pem("anchors.pem", [pki.root]), "--hostname", testHost,
-            ]
+            let common = try files.evaluate(backend, pki) + ["--hostname", testHost]
             try ToolRunner.run(common).expectTrusted()
             try ToolRunner.run(common + ["--profile", "webpki"]).expectTrusted()
             try ToolRunner.run(common + ["--profile", "rfc5280"]).expectTrusted()
@@ -31,10 +28,7 @@ struct EngineOptionsTests {
         let pki = try TestHierarchy.make(customizeLeaf: { $0.includesKeyIdentifiers = false })
         #expect(pki.leaf.certificate.extensions.contains { $0.oid == "2.5.29.35" } == false, "the leaf really has no AKI")
         try withFixtures { files in
-            let common = [
-                "evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                "--anchors", try files.pem("anchors.pem", [pki.root]), "--hostname", testHost,
-            ]
+            let common = try files.evaluate(backend, pki) + ["--hostname", testHost]
             try ToolRunner.run(common).expectNotTrusted("malformedCertificate")
             try ToolRunner.run(common + ["--profile", "webpki"]).expectNotTrusted("malformedCertificate")
             try ToolRunner.run(common + ["--profile", "rfc5280"]).expectTrusted()
@@ -53,10 +47,7 @@ struct EngineOptionsTests {
     func engines(backend: String) throws {
         let pki = try TestHierarchy.make()
         try withFixtures { files in
-            let common = [
-                "evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                "--anchors", try files.pem("anchors.pem", [pki.root]),
-            ]
+            let common = try files.evaluate(backend, pki)
             try ToolRunner.run(common + ["--engine", "core"]).expectTrusted()
             let defaultJSON = try ToolRunner.run(common + ["--json"])
             #expect(try defaultJSON.jsonObject()["engine"] as? String == "core", "\(defaultJSON)")
@@ -90,10 +81,7 @@ struct EngineOptionsTests {
         try #require(try ToolRunner.backendNames().contains("mbedtls"))
         let pki = try TestHierarchy.make()
         try withFixtures { files in
-            let common = [
-                "evaluate", "--backend", "mbedtls", "--leaf", try files.pem("chain.pem", pki.chain),
-                "--anchors", try files.pem("anchors.pem", [pki.root]), "--time", unixTime(fromNow: day),
-            ]
+            let common = try files.evaluate("mbedtls", pki) + ["--time", unixTime(fromNow: day)]
             try ToolRunner.run(common + ["--engine", "native"]).expectUsageError(mentioning: ["unsupported", "mbedtls"])
             try ToolRunner.run(common + ["--engine", "native", "--json"]).expectUsageError(mentioning: ["unsupported"], json: true)
             // The engine takes the time on every backend.
@@ -109,10 +97,7 @@ struct EngineOptionsTests {
         let pki = try TestHierarchy.make(leafDNSNames: [], customizeLeaf: { $0.commonName = testHost })
         #expect(pki.leaf.certificate.dnsNames.isEmpty && pki.leaf.certificate.subject.commonName == testHost)
         try withFixtures { files in
-            let common = [
-                "evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                "--anchors", try files.pem("anchors.pem", [pki.root]),
-            ]
+            let common = try files.evaluate(backend, pki)
             try ToolRunner.run(common + ["--hostname", testHost]).expectNotTrusted("hostnameMismatch")
             try ToolRunner.run(common + ["--hostname", testHost, "--allow-common-name"]).expectTrusted()
             // The fallback still needs the name to match.
@@ -126,10 +111,8 @@ struct EngineOptionsTests {
     func commonNameIgnoredWhenSANsExist(backend: String) throws {
         let pki = try TestHierarchy.make(leafDNSNames: ["api.example.com"], customizeLeaf: { $0.commonName = testHost })
         try withFixtures { files in
-            try ToolRunner.run([
-                "evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                "--anchors", try files.pem("anchors.pem", [pki.root]), "--hostname", testHost, "--allow-common-name",
-            ]).expectNotTrusted("hostnameMismatch")
+            try ToolRunner.run(try files.evaluate(backend, pki) + ["--hostname", testHost, "--allow-common-name"])
+                .expectNotTrusted("hostnameMismatch")
         }
     }
 
@@ -148,10 +131,7 @@ struct EngineOptionsTests {
         let pki = try TestHierarchy.make()
         let backend = try #require(try ToolRunner.backendNames().first)
         try withFixtures { files in
-            let common = [
-                "evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                "--anchors", try files.pem("anchors.pem", [pki.root]),
-            ]
+            let common = try files.evaluate(backend, pki)
             try ToolRunner.run(common + extra).expectUsageError(mentioning: mentions)
         }
     }

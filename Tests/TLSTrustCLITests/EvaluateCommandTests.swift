@@ -207,10 +207,7 @@ struct EvaluateCommandTests {
         // Every certificate is valid from one hour ago; the leaf for 30 days.
         let pki = try TestHierarchy.make()
         try withFixtures { files in
-            let common = [
-                "evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                "--anchors", try files.pem("anchors.pem", [pki.root]), "--hostname", testHost,
-            ]
+            let common = try files.evaluate(backend, pki) + ["--hostname", testHost]
             try ToolRunner.run(common).expectTrusted()
             try ToolRunner.run(common + ["--time", unixTime(fromNow: day)]).expectTrusted()
             try ToolRunner.run(common + ["--time", unixTime(fromNow: -2 * day)]).expectNotTrusted("notYetValid")

@@ -24,15 +24,21 @@ struct FetchCommandTests {
         }
     }
 
+    /// Runs `body` with a server for `pki` (``server(_:body:requireClientFrom:)``), a fixtures
+    /// directory, and the path of `pki`'s root written there: the `--anchors` that trust the server.
+    static func withServer(_ pki: TestHierarchy, body: String = "hello from the origin\n", requireClientFrom clientCA: TestCertificate? = nil,
+                           _ run: (_ server: LocalHTTPSServer, _ files: Fixtures, _ anchors: String) throws -> Void) throws {
+        let server = try Self.server(pki, body: body, requireClientFrom: clientCA)
+        defer { server.stop() }
+        try withFixtures { files in try run(server, files, try files.pem("root.pem", [pki.root])) }
+    }
+
     static func url(_ server: LocalHTTPSServer) -> String { "https://\(testHost):\(server.port)/status" }
 
     @Test("--json: fetch and inspect https:// print the documented object; a refused server, the error document with a pin failure's chain pins")
     func json() throws {
         let pki = try TestHierarchy.make()
-        let server = try Self.server(pki)
-        defer { server.stop() }
-        try withFixtures { files in
-            let anchors = try files.pem("root.pem", [pki.root])
+        try Self.withServer(pki) { server, files, anchors in
             let common = ["--anchors", anchors, "--connect-to", "127.0.0.1", "--timeout", "5", "--json"]
             let fetched = try ToolRunner.run(["fetch", Self.url(server)] + common)
             fetched.expectExit(0)
@@ -61,10 +67,7 @@ struct FetchCommandTests {
     @Test("A trusted server: 200 and the body on stdout, exit 0, on every backend")
     func fetchTrusted() throws {
         let pki = try TestHierarchy.make()
-        let server = try Self.server(pki)
-        defer { server.stop() }
-        try withFixtures { files in
-            let anchors = try files.pem("root.pem", [pki.root])
+        try Self.withServer(pki) { server, files, anchors in
             for backend in try ToolRunner.backendNames(playing: "TLS") {
                 let result = try ToolRunner.run(["fetch", Self.url(server), "--backend", backend, "--anchors", anchors,
                                                  "--connect-to", "127.0.0.1", "--timeout", "5"])
@@ -106,10 +109,7 @@ struct FetchCommandTests {
     func fetchWithIdentity() throws {
         let pki = try TestHierarchy.make()
         let clients = try TestHierarchy.make(leafDNSNames: ["client.example.com"]) { _ in } customizeLeaf: { $0.extendedKeyUsage = [.clientAuth] }
-        let server = try Self.server(pki, requireClientFrom: clients.root)
-        defer { server.stop() }
-        try withFixtures { files in
-            let anchors = try files.pem("root.pem", [pki.root])
+        try Self.withServer(pki, requireClientFrom: clients.root) { server, files, anchors in
             let p12 = try files.bytes("client.p12", try TestPKI.pkcs12(leaf: clients.leaf, chain: [clients.intermediate], password: "s3cret"))
             let password = try files.text("password.txt", "s3cret\n")
             let ok = try ToolRunner.run(["fetch", Self.url(server), "--anchors", anchors, "--connect-to", "127.0.0.1",
@@ -148,10 +148,7 @@ struct FetchCommandTests {
     func escapes() throws {
         let evil = "\u{1B}]0;pwned\u{07}\u{1B}[2J"
         let pki = try TestHierarchy.make { _ in } customizeLeaf: { $0.organization = "Evil\(evil)Corp" }
-        let server = try Self.server(pki, body: "body\(evil)end\n")
-        defer { server.stop() }
-        try withFixtures { files in
-            let anchors = try files.pem("root.pem", [pki.root])
+        try Self.withServer(pki, body: "body\(evil)end\n") { server, files, anchors in
             let fetched = try ToolRunner.run(["fetch", Self.url(server), "--anchors", anchors, "--connect-to", "127.0.0.1", "--timeout", "5"])
             fetched.expectExit(0)
             let inspected = try ToolRunner.run(["inspect", Self.url(server), "--anchors", anchors, "--connect-to", "127.0.0.1", "--timeout", "5"])
@@ -168,10 +165,7 @@ struct FetchCommandTests {
     @Test("inspect https:// shows the presented chain, the built chain and each pin; an untrusted one says why")
     func inspectLive() throws {
         let pki = try TestHierarchy.make()
-        let server = try Self.server(pki)
-        defer { server.stop() }
-        try withFixtures { files in
-            let anchors = try files.pem("root.pem", [pki.root])
+        try Self.withServer(pki) { server, files, anchors in
             let result = try ToolRunner.run(["inspect", Self.url(server), "--anchors", anchors, "--connect-to", "127.0.0.1", "--timeout", "5"])
             result.expectExit(0)
             #expect(result.stdout.contains("2 certificate(s) presented"), "\(result)")

@@ -34,10 +34,43 @@ struct Fixtures {
         try bytes(name, Array(text.utf8))
     }
 
+    /// The start of most `evaluate` runs: `evaluate --backend BACKEND --leaf chain.pem --anchors
+    /// anchors.pem`, with `pki`'s chain (leaf first) and its root written here; options follow.
+    func evaluate(_ backend: String, _ pki: TestHierarchy) throws -> [String] {
+        ["evaluate", "--backend", backend, "--leaf", try pem("chain.pem", pki.chain), "--anchors", try pem("anchors.pem", [pki.root])]
+    }
+
     /// Creates a subdirectory.
     func directory(_ name: String) throws -> String {
         try FileManager.default.createDirectory(at: url.appendingPathComponent(name), withIntermediateDirectories: false)
         return path(name)
+    }
+}
+
+/// A file a command cannot read, each kind written by ``write(in:about:)``: the bad inputs of the
+/// commands that read certificates (`inspect`, `pin`), which must each exit 2 naming the path.
+enum UnreadableInput: String, Sendable, CaseIterable {
+    case missing, empty, directory
+    /// Text that is no PEM, or bytes that are no DER.
+    case garbageText, garbageBytes
+    /// A PEM key where a certificate is wanted.
+    case publicKey, privateKey
+    /// A certificate cut short, as DER or as PEM.
+    case truncatedDER, truncatedPEM
+
+    /// Writes this kind of input about `cert` into `files`; returns its path.
+    func write(in files: Fixtures, about cert: TestCertificate) throws -> String {
+        switch self {
+        case .missing: files.path("missing.pem")
+        case .empty: try files.bytes("empty.pem", [])
+        case .directory: try files.directory("dir")
+        case .garbageText: try files.text("garbage.txt", "definitely not a certificate\n")
+        case .garbageBytes: try files.bytes("garbage.bin", (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 7) })
+        case .publicKey: try files.text("pub.pem", cert.certificate.publicKey.pemEncoded)
+        case .privateKey: try files.text("key.pem", cert.privateKey.pkcs8PEM)
+        case .truncatedDER: try files.bytes("cut.der", Array(cert.der.prefix(cert.der.count - 10)))
+        case .truncatedPEM: try files.bytes("truncated.pem", Array(cert.pem.utf8.prefix(100)))
+        }
     }
 }
 

@@ -102,21 +102,4 @@ struct InspectCommandTests {
             #expect(Self.fields(result)["Not after"]?.contains("EXPIRED") == true, "\(result)")
         }
     }
-
-    @Test("unreadable input exits 2", arguments: ["missing", "empty", "garbage", "public key", "truncated DER", "directory"])
-    func badInput(kind: String) throws {
-        let cert = try TestPKI.issue(.leaf(commonName: "bad.example.com"))
-        try withFixtures { files in
-            let path: String
-            switch kind {
-            case "missing": path = files.path("missing.pem")
-            case "empty": path = try files.bytes("empty.pem", [])
-            case "garbage": path = try files.text("garbage.txt", "definitely not a certificate\n")
-            case "public key": path = try files.text("pub.pem", cert.certificate.publicKey.pemEncoded)
-            case "truncated DER": path = try files.bytes("cut.der", Array(cert.der.prefix(cert.der.count - 10)))
-            default: path = try files.directory("dir")
-            }
-            try ToolRunner.run(["inspect", path]).expectUsageError(mentioning: [path])
-        }
-    }
 }

@@ -127,23 +127,6 @@ struct PinCommandTests {
         }
     }
 
-    @Test("unreadable input exits 2", arguments: ["missing", "empty", "garbage", "private key", "directory", "truncated"])
-    func badInput(kind: String) throws {
-        let cert = try TestPKI.issue(.leaf(commonName: "bad.example.com"))
-        try withFixtures { files in
-            let path: String
-            switch kind {
-            case "missing": path = files.path("missing.pem")
-            case "empty": path = try files.bytes("empty.pem", [])
-            case "garbage": path = try files.bytes("garbage.bin", (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 7) })
-            case "private key": path = try files.text("key.pem", cert.privateKey.pkcs8PEM)
-            case "directory": path = try files.directory("dir")
-            default: path = try files.bytes("truncated.pem", Array(cert.pem.utf8.prefix(100)))
-            }
-            try ToolRunner.run(["pin", path]).expectUsageError(mentioning: [path])
-        }
-    }
-
     @Test("a bad file after a good one still fails the command")
     func badFileAmongGood() throws {
         let cert = try TestPKI.issue(.leaf(commonName: "good.example.com"))

@@ -65,8 +65,7 @@ struct PolicyOptionsTests {
         let pki = try Self.policyChain(intermediateExtensions: [.certificatePolicies([Self.p1]), .policyMappings([(Self.p1, Self.p2)])],
                                        leafPolicy: Self.p2)
         try withFixtures { files in
-            let common = ["evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                          "--anchors", try files.pem("anchors.pem", [pki.root]), "--policy", Self.p1, "--require-explicit-policy"]
+            let common = try files.evaluate(backend, pki) + ["--policy", Self.p1, "--require-explicit-policy"]
             try ToolRunner.run(common).expectTrusted()
             try ToolRunner.run(common + ["--inhibit-policy-mapping"]).expectNotTrusted("certificatePolicyViolated")
             // Without an explicit policy the path is valid for no policy, which is allowed.
@@ -80,8 +79,7 @@ struct PolicyOptionsTests {
         let pki = try Self.policyChain(intermediateExtensions: [.certificatePolicies([CertificatePolicyInputs.anyPolicy])],
                                        leafPolicy: Self.p1)
         try withFixtures { files in
-            let common = ["evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                          "--anchors", try files.pem("anchors.pem", [pki.root]), "--policy", Self.p1, "--require-explicit-policy"]
+            let common = try files.evaluate(backend, pki) + ["--policy", Self.p1, "--require-explicit-policy"]
             try ToolRunner.run(common).expectTrusted()
             try ToolRunner.run(common + ["--inhibit-any-policy"]).expectNotTrusted("certificatePolicyViolated")
             let json = try ToolRunner.run(common + ["--inhibit-any-policy", "--json"])
@@ -94,8 +92,7 @@ struct PolicyOptionsTests {
     func emailAndKeyUsage(backend: String) throws {
         let pki = try Self.pki(leafPolicies: [])
         try withFixtures { files in
-            let common = ["evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                          "--anchors", try files.pem("anchors.pem", [pki.root])]
+            let common = try files.evaluate(backend, pki)
             try ToolRunner.run(common + ["--email", "alice@EXAMPLE.com"]).expectTrusted()
             try ToolRunner.run(common + ["--email", "Alice@example.com"]).expectNotTrusted("emailAddressMismatch")
             try ToolRunner.run(common + ["--key-usage", "digitalSignature"]).expectTrusted()
@@ -111,8 +108,7 @@ struct PolicyOptionsTests {
     func badUsage() throws {
         let pki = try Self.pki(leafPolicies: [])
         try withFixtures { files in
-            let common = ["evaluate", "--backend", "openssl", "--leaf", try files.pem("chain.pem", pki.chain),
-                          "--anchors", try files.pem("anchors.pem", [pki.root])]
+            let common = try files.evaluate("openssl", pki)
             for oid in ["anyPolicy", "1", "1.2.", "3.1.2", "1.02.3", "1.2.x"] {
                 try ToolRunner.run(common + ["--policy", oid]).expectUsageError(mentioning: ["--policy"])
             }

@@ -40,10 +40,19 @@ struct RevocationOptionsTests {
         return "-----BEGIN X509 CRL-----\n" + lines.joined(separator: "\n") + "\n-----END X509 CRL-----\n"
     }
 
+    /// Runs `body` off the cooperative pool with a fresh ``pki()``, a fixtures directory and the
+    /// `evaluate` arguments of its chain on `backend` (``evaluate(_:_:_:)``), then `extra`.
+    static func withChain(_ backend: String, adding extra: [String] = [],
+                          _ body: (_ pki: TestHierarchy, _ files: Fixtures, _ common: [String]) throws -> Void) async throws {
+        try await offThePool {
+            let pki = try Self.pki()
+            try withFixtures { files in try body(pki, files, try Self.evaluate(backend, pki, files) + extra) }
+        }
+    }
+
     /// `evaluate` of `pki`'s chain for www.example.com on `backend`, anchored at its root.
     static func evaluate(_ backend: String, _ pki: TestHierarchy, _ files: Fixtures) throws -> [String] {
-        ["evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-         "--anchors", try files.pem("root.pem", [pki.root]), "--hostname", testHost]
+        try files.evaluate(backend, pki) + ["--hostname", testHost]
     }
 
     /// The `revocation` records of a `--json` run.
@@ -56,132 +65,116 @@ struct RevocationOptionsTests {
     @Test("--crl (PEM and DER) and --ocsp-response decide: revoked is exit 1 naming 'revoked', good is 0; hard without answers is 1",
           arguments: try ToolRunner.backendNames())
     func answersDecide(backend: String) async throws {
-        try await offThePool {
-            let pki = try Self.pki()
-            try withFixtures { files in
-                let common = try Self.evaluate(backend, pki, files)
-                let revoking = try Self.leafCRL(pki, revoking: true)
-                let notListing = try Self.leafCRL(pki, revoking: false)
-                try ToolRunner.run(common + ["--crl", try files.bytes("revoking.crl", revoking)]).expectNotTrusted("revoked")
-                try ToolRunner.run(common + ["--crl", try files.text("revoking.pem", Self.pem(revoking))]).expectNotTrusted("revoked")
-                try ToolRunner.run(common + ["--crl", try files.bytes("clean.crl", notListing)]).expectTrusted()
-                try ToolRunner.run(common + ["--crl", try files.text("clean.pem", Self.pem(notListing))]).expectTrusted()
-                // One PEM file holding both CRLs: every CRL in it is read.
-                let both = try files.text("both.pem", Self.pem(notListing) + Self.pem(try Self.rootCRL(pki)))
-                try ToolRunner.run(common + ["--crl", both, "--revocation", "hard"]).expectTrusted()
+        try await Self.withChain(backend) { pki, files, common in
+            let revoking = try Self.leafCRL(pki, revoking: true)
+            let notListing = try Self.leafCRL(pki, revoking: false)
+            try ToolRunner.run(common + ["--crl", try files.bytes("revoking.crl", revoking)]).expectNotTrusted("revoked")
+            try ToolRunner.run(common + ["--crl", try files.text("revoking.pem", Self.pem(revoking))]).expectNotTrusted("revoked")
+            try ToolRunner.run(common + ["--crl", try files.bytes("clean.crl", notListing)]).expectTrusted()
+            try ToolRunner.run(common + ["--crl", try files.text("clean.pem", Self.pem(notListing))]).expectTrusted()
+            // One PEM file holding both CRLs: every CRL in it is read.
+            let both = try files.text("both.pem", Self.pem(notListing) + Self.pem(try Self.rootCRL(pki)))
+            try ToolRunner.run(common + ["--crl", both, "--revocation", "hard"]).expectTrusted()
 
-                let good = try files.bytes("good.ocsp", try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate))
-                let revoked = try files.bytes("revoked.ocsp", try TestPKI.ocspResponse(
-                    for: pki.leaf, issuer: pki.intermediate, status: .revoked(at: Date(timeIntervalSinceNow: -7200), reason: .keyCompromise)))
-                try ToolRunner.run(common + ["--ocsp-response", good]).expectTrusted()
-                try ToolRunner.run(common + ["--ocsp-response", revoked]).expectNotTrusted("revoked")
-                // A revoked answer wins over a good one from another source.
-                try ToolRunner.run(common + ["--ocsp-response", revoked, "--crl", try files.path("clean.crl")]).expectNotTrusted("revoked")
+            let good = try files.bytes("good.ocsp", try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate))
+            let revoked = try files.bytes("revoked.ocsp", try TestPKI.ocspResponse(
+                for: pki.leaf, issuer: pki.intermediate, status: .revoked(at: Date(timeIntervalSinceNow: -7200), reason: .keyCompromise)))
+            try ToolRunner.run(common + ["--ocsp-response", good]).expectTrusted()
+            try ToolRunner.run(common + ["--ocsp-response", revoked]).expectNotTrusted("revoked")
+            // A revoked answer wins over a good one from another source.
+            try ToolRunner.run(common + ["--ocsp-response", revoked, "--crl", try files.path("clean.crl")]).expectNotTrusted("revoked")
 
-                // Hard: every certificate but the anchor needs an answer.
-                try ToolRunner.run(common + ["--revocation", "hard"]).expectNotTrusted("revocationStatusUnknown")
-                try ToolRunner.run(common + ["--revocation", "hard", "--ocsp-response", good]).expectNotTrusted("revocationStatusUnknown")
-                let rootCRL = try files.bytes("root.crl", try Self.rootCRL(pki))
-                try ToolRunner.run(common + ["--revocation", "hard", "--ocsp-response", good, "--crl", rootCRL]).expectTrusted()
-                try ToolRunner.run(common + ["--revocation", "soft"]).expectTrusted()
-            }
+            // Hard: every certificate but the anchor needs an answer.
+            try ToolRunner.run(common + ["--revocation", "hard"]).expectNotTrusted("revocationStatusUnknown")
+            try ToolRunner.run(common + ["--revocation", "hard", "--ocsp-response", good]).expectNotTrusted("revocationStatusUnknown")
+            let rootCRL = try files.bytes("root.crl", try Self.rootCRL(pki))
+            try ToolRunner.run(common + ["--revocation", "hard", "--ocsp-response", good, "--crl", rootCRL]).expectTrusted()
+            try ToolRunner.run(common + ["--revocation", "soft"]).expectTrusted()
         }
     }
 
     @Test("--json carries the revocation records: status, source, index; revocationStatusUnknown under hard",
           arguments: try ToolRunner.backendNames())
     func jsonRecords(backend: String) async throws {
-        try await offThePool {
-            let pki = try Self.pki()
-            try withFixtures { files in
-                let common = try Self.evaluate(backend, pki, files) + ["--json"]
-                let revoking = try files.bytes("revoking.crl", try Self.leafCRL(pki, revoking: true))
-                let refused = try ToolRunner.run(common + ["--crl", revoking])
-                refused.expectExit(1)
-                let refusedRecords = try Self.records(refused)
-                let leaf = try #require(refusedRecords.first { $0["certificateIndex"] as? Int == 0 }, "\(refused)")
-                #expect(leaf["status"] as? String == "revoked" && leaf["source"] as? String == "crl", "\(leaf)")
-                #expect(leaf["reason"] as? String != nil && leaf["revocationTime"] as? String != nil, "\(leaf)")
-                let failures = try #require(try refused.jsonObject()["failures"] as? [[String: Any]])
-                #expect(failures.contains { $0["code"] as? String == "revoked" }, "\(refused)")
+        try await Self.withChain(backend, adding: ["--json"]) { pki, files, common in
+            let revoking = try files.bytes("revoking.crl", try Self.leafCRL(pki, revoking: true))
+            let refused = try ToolRunner.run(common + ["--crl", revoking])
+            refused.expectExit(1)
+            let refusedRecords = try Self.records(refused)
+            let leaf = try #require(refusedRecords.first { $0["certificateIndex"] as? Int == 0 }, "\(refused)")
+            #expect(leaf["status"] as? String == "revoked" && leaf["source"] as? String == "crl", "\(leaf)")
+            #expect(leaf["reason"] as? String != nil && leaf["revocationTime"] as? String != nil, "\(leaf)")
+            let failures = try #require(try refused.jsonObject()["failures"] as? [[String: Any]])
+            #expect(failures.contains { $0["code"] as? String == "revoked" }, "\(refused)")
 
-                let good = try files.bytes("good.ocsp", try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate))
-                let trusted = try ToolRunner.run(common + ["--ocsp-response", good])
-                trusted.expectExit(0)
-                let trustedRecords = try Self.records(trusted)
-                #expect(trustedRecords.contains {
-                    $0["certificateIndex"] as? Int == 0 && $0["status"] as? String == "good" && $0["source"] as? String == "ocspResponse"
-                }, "\(trusted)")
-                // Soft: the intermediate has no answer and is judged without one.
-                #expect(trustedRecords.contains {
-                    $0["certificateIndex"] as? Int == 1 && $0["status"] as? String == "unknown" && $0["source"] is NSNull
-                }, "\(trusted)")
+            let good = try files.bytes("good.ocsp", try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate))
+            let trusted = try ToolRunner.run(common + ["--ocsp-response", good])
+            trusted.expectExit(0)
+            let trustedRecords = try Self.records(trusted)
+            #expect(trustedRecords.contains {
+                $0["certificateIndex"] as? Int == 0 && $0["status"] as? String == "good" && $0["source"] as? String == "ocspResponse"
+            }, "\(trusted)")
+            // Soft: the intermediate has no answer and is judged without one.
+            #expect(trustedRecords.contains {
+                $0["certificateIndex"] as? Int == 1 && $0["status"] as? String == "unknown" && $0["source"] is NSNull
+            }, "\(trusted)")
 
-                let hard = try ToolRunner.run(common + ["--revocation", "hard"])
-                hard.expectExit(1)
-                let hardFailures = try #require(try hard.jsonObject()["failures"] as? [[String: Any]])
-                #expect(hardFailures.contains { $0["code"] as? String == "revocationStatusUnknown" }, "\(hard)")
-                #expect(try Self.records(hard).contains { $0["certificateIndex"] as? Int == 0 && $0["status"] as? String == "unknown" }, "\(hard)")
-            }
+            let hard = try ToolRunner.run(common + ["--revocation", "hard"])
+            hard.expectExit(1)
+            let hardFailures = try #require(try hard.jsonObject()["failures"] as? [[String: Any]])
+            #expect(hardFailures.contains { $0["code"] as? String == "revocationStatusUnknown" }, "\(hard)")
+            #expect(try Self.records(hard).contains { $0["certificateIndex"] as? Int == 0 && $0["status"] as? String == "unknown" }, "\(hard)")
         }
     }
 
     @Test("The default mode: soft when an answer is given, off otherwise; --revocation off beside an answer is refused",
           arguments: try ToolRunner.backendNames())
     func defaults(backend: String) async throws {
-        try await offThePool {
-            let pki = try Self.pki()
-            try withFixtures { files in
-                let common = try Self.evaluate(backend, pki, files) + ["--json"]
-                // Off: nothing is consulted, no records.
-                let off = try ToolRunner.run(common)
-                off.expectExit(0)
-                #expect(try Self.records(off).isEmpty, "revocation is off by default\n\(off)")
-                let hardNoAnswer = try ToolRunner.run(common + ["--revocation", "hard"])
-                hardNoAnswer.expectExit(1)
-                // Soft with an answer: consulted (records), and the intermediate without one tolerated.
-                let clean = try files.bytes("clean.crl", try Self.leafCRL(pki, revoking: false))
-                let soft = try ToolRunner.run(common + ["--crl", clean])
-                soft.expectExit(0)
-                #expect(try Self.records(soft).contains { $0["status"] as? String == "good" && $0["source"] as? String == "crl" }, "\(soft)")
-                // The default with an answer is soft, not hard: the same run with hard is refused.
-                try ToolRunner.run(Array(common.dropLast()) + ["--crl", clean, "--revocation", "hard"]).expectNotTrusted("revocationStatusUnknown")
+        try await Self.withChain(backend, adding: ["--json"]) { pki, files, common in
+            // Off: nothing is consulted, no records.
+            let off = try ToolRunner.run(common)
+            off.expectExit(0)
+            #expect(try Self.records(off).isEmpty, "revocation is off by default\n\(off)")
+            let hardNoAnswer = try ToolRunner.run(common + ["--revocation", "hard"])
+            hardNoAnswer.expectExit(1)
+            // Soft with an answer: consulted (records), and the intermediate without one tolerated.
+            let clean = try files.bytes("clean.crl", try Self.leafCRL(pki, revoking: false))
+            let soft = try ToolRunner.run(common + ["--crl", clean])
+            soft.expectExit(0)
+            #expect(try Self.records(soft).contains { $0["status"] as? String == "good" && $0["source"] as? String == "crl" }, "\(soft)")
+            // The default with an answer is soft, not hard: the same run with hard is refused.
+            try ToolRunner.run(Array(common.dropLast()) + ["--crl", clean, "--revocation", "hard"]).expectNotTrusted("revocationStatusUnknown")
 
-                let plain = Array(common.dropLast())
-                let good = try files.bytes("good.ocsp", try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate))
-                try ToolRunner.run(plain + ["--revocation", "off", "--crl", clean]).expectUsageError(mentioning: ["--crl", "--revocation off"])
-                try ToolRunner.run(plain + ["--revocation", "off", "--ocsp-response", good]).expectUsageError(mentioning: ["--ocsp-response"])
-                // Off with --allow-fetch fetches only missing issuers: accepted, and this chain needs none.
-                try ToolRunner.run(plain + ["--revocation", "off", "--allow-fetch"]).expectTrusted()
-                try ToolRunner.run(plain + ["--revocation", "sometimes"]).expectUsageError(mentioning: ["--revocation"])
-            }
+            let plain = Array(common.dropLast())
+            let good = try files.bytes("good.ocsp", try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate))
+            try ToolRunner.run(plain + ["--revocation", "off", "--crl", clean]).expectUsageError(mentioning: ["--crl", "--revocation off"])
+            try ToolRunner.run(plain + ["--revocation", "off", "--ocsp-response", good]).expectUsageError(mentioning: ["--ocsp-response"])
+            // Off with --allow-fetch fetches only missing issuers: accepted, and this chain needs none.
+            try ToolRunner.run(plain + ["--revocation", "off", "--allow-fetch"]).expectTrusted()
+            try ToolRunner.run(plain + ["--revocation", "sometimes"]).expectUsageError(mentioning: ["--revocation"])
         }
     }
 
     @Test("Unreadable answers are bad input: exit 2, one line naming the file", arguments: try ToolRunner.backendNames())
     func badFiles(backend: String) async throws {
-        try await offThePool {
-            let pki = try Self.pki()
-            try withFixtures { files in
-                let common = try Self.evaluate(backend, pki, files)
-                let good = try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate)
-                let crl = try Self.leafCRL(pki, revoking: false)
-                let cases: [(flag: String, path: String)] = [
-                    ("--crl", try files.bytes("truncated.crl", Array(crl.prefix(crl.count / 2)))),
-                    ("--crl", try files.text("garbage.crl", "this is not a CRL\n")),
-                    ("--crl", try files.text("empty-pem.crl", "-----BEGIN X509 CRL-----\n-----END X509 CRL-----\n")),
-                    ("--crl", try files.pem("a-certificate.pem", [pki.leaf])),
-                    ("--ocsp-response", try files.bytes("truncated.ocsp", Array(good.prefix(good.count - 7)))),
-                    ("--ocsp-response", try files.text("garbage.ocsp", "this is not an OCSP response\n")),
-                    ("--ocsp-response", try files.bytes("a-crl.ocsp", crl)),
-                    ("--crl", files.path("missing.crl")),
-                    ("--ocsp-response", files.path("missing.ocsp")),
-                ]
-                for (flag, path) in cases {
-                    let result = try ToolRunner.run(common + [flag, path])
-                    result.expectUsageError(mentioning: [(path as NSString).lastPathComponent])
-                    try ToolRunner.run(common + [flag, path, "--json"]).expectUsageError(json: true)
-                }
+        try await Self.withChain(backend) { pki, files, common in
+            let good = try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate)
+            let crl = try Self.leafCRL(pki, revoking: false)
+            let cases: [(flag: String, path: String)] = [
+                ("--crl", try files.bytes("truncated.crl", Array(crl.prefix(crl.count / 2)))),
+                ("--crl", try files.text("garbage.crl", "this is not a CRL\n")),
+                ("--crl", try files.text("empty-pem.crl", "-----BEGIN X509 CRL-----\n-----END X509 CRL-----\n")),
+                ("--crl", try files.pem("a-certificate.pem", [pki.leaf])),
+                ("--ocsp-response", try files.bytes("truncated.ocsp", Array(good.prefix(good.count - 7)))),
+                ("--ocsp-response", try files.text("garbage.ocsp", "this is not an OCSP response\n")),
+                ("--ocsp-response", try files.bytes("a-crl.ocsp", crl)),
+                ("--crl", files.path("missing.crl")),
+                ("--ocsp-response", files.path("missing.ocsp")),
+            ]
+            for (flag, path) in cases {
+                let result = try ToolRunner.run(common + [flag, path])
+                result.expectUsageError(mentioning: [(path as NSString).lastPathComponent])
+                try ToolRunner.run(common + [flag, path, "--json"]).expectUsageError(json: true)
             }
         }
     }

@@ -49,8 +49,7 @@ struct SystemAnchorsTests {
         let otherCA = try TestPKI.issue(.certificateAuthority(commonName: "TLSTrust Other System CA"))
         try withFixtures { files in
             let result = try ToolRunner.run(
-                ["evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", pki.chain),
-                 "--anchors", try files.pem("anchors.pem", [pki.root]), "--with-system-anchors", "--hostname", testHost],
+                try files.evaluate(backend, pki) + ["--with-system-anchors", "--hostname", testHost],
                 environment: ["SSL_CERT_FILE": try files.pem("system.pem", [otherCA])])
             result.expectTrusted()
         }

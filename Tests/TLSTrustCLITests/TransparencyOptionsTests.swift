@@ -24,6 +24,7 @@ struct TransparencyOptionsTests {
             })
         }
 
+        /// `evaluate` of this leaf on `backend`, anchored at the root, with the logs' list in `format`.
         func arguments(_ backend: String, _ files: Fixtures, format: CertificateTransparencyLogList.Format = .chrome) throws -> [String] {
             ["evaluate", "--backend", backend, "--leaf", try files.pem("chain.pem", [leaf, pki.intermediate]),
              "--anchors", try files.pem("root.pem", [pki.root]), "--hostname", testHost,
@@ -31,41 +32,44 @@ struct TransparencyOptionsTests {
         }
     }
 
+    /// Runs `body` off the cooperative pool with a leaf carrying SCTs of both logs (`good`), one
+    /// carrying one log's (`short`), and a fixtures directory.
+    static func withGoodAndShort(_ body: (_ good: Material, _ short: Material, _ files: Fixtures) throws -> Void) async throws {
+        try await offThePool {
+            let good = try Material(embedding: 2), short = try Material(embedding: 1)
+            try withFixtures { files in try body(good, short, files) }
+        }
+    }
+
     @Test("--config with Android's <certificateTransparency enabled=\"true\">: judged with --ct-log-list, refused without one",
           arguments: try ToolRunner.backendNames())
     func androidConfiguration(backend: String) async throws {
-        try await offThePool {
-            let good = try Material(embedding: 2), short = try Material(embedding: 1)
-            try withFixtures { files in
-                let xml = "<network-security-config><domain-config><domain>\(testHost)</domain>"
-                    + "<certificateTransparency enabled=\"true\"/></domain-config></network-security-config>"
-                let config = try files.bytes("network_security_config.xml", Array(xml.utf8))
-                // The element forces CT whatever the anchor, as on Android: no --ct-custom-anchors needed.
-                try ToolRunner.run(try good.arguments(backend, files) + ["--config", config]).expectTrusted()
-                try ToolRunner.run(try short.arguments(backend, files) + ["--config", config]).expectNotTrusted("certificateTransparencyRequired")
-                let withoutList = Array(try good.arguments(backend, files).dropLast(2))
-                let refused = try ToolRunner.run(withoutList + ["--config", config])
-                refused.expectExit(1)
-                #expect(refused.stdout.contains("no log list"), "\(refused)")
-            }
+        try await Self.withGoodAndShort { good, short, files in
+            let xml = "<network-security-config><domain-config><domain>\(testHost)</domain>"
+                + "<certificateTransparency enabled=\"true\"/></domain-config></network-security-config>"
+            let config = try files.bytes("network_security_config.xml", Array(xml.utf8))
+            // The element forces CT whatever the anchor, as on Android: no --ct-custom-anchors needed.
+            try ToolRunner.run(try good.arguments(backend, files) + ["--config", config]).expectTrusted()
+            try ToolRunner.run(try short.arguments(backend, files) + ["--config", config]).expectNotTrusted("certificateTransparencyRequired")
+            let withoutList = Array(try good.arguments(backend, files).dropLast(2))
+            let refused = try ToolRunner.run(withoutList + ["--config", config])
+            refused.expectExit(1)
+            #expect(refused.stdout.contains("no log list"), "\(refused)")
         }
     }
 
     @Test("Embedded SCTs meeting the policy are exit 0, too few are exit 1 certificateTransparencyRequired, with --ct-custom-anchors",
           arguments: try ToolRunner.backendNames())
     func embedded(backend: String) async throws {
-        try await offThePool {
-            let good = try Material(embedding: 2), short = try Material(embedding: 1)
-            try withFixtures { files in
-                try ToolRunner.run(try good.arguments(backend, files) + ["--ct-custom-anchors"]).expectTrusted()
-                try ToolRunner.run(try good.arguments(backend, files, format: .apple) + ["--ct-policy", "chrome", "--ct-custom-anchors"]).expectTrusted()
-                try ToolRunner.run(try short.arguments(backend, files) + ["--ct-custom-anchors"]).expectNotTrusted("certificateTransparencyRequired")
-                try ToolRunner.run(try short.arguments(backend, files) + ["--ct-policy", "chrome", "--ct-custom-anchors"])
-                    .expectNotTrusted("certificateTransparencyRequired")
-                // A chain that ends at --anchors is not held to the policy without the opt-in.
-                try ToolRunner.run(try short.arguments(backend, files)).expectTrusted()
-                try ToolRunner.run(try short.arguments(backend, files) + ["--ct-policy", "off"]).expectTrusted()
-            }
+        try await Self.withGoodAndShort { good, short, files in
+            try ToolRunner.run(try good.arguments(backend, files) + ["--ct-custom-anchors"]).expectTrusted()
+            try ToolRunner.run(try good.arguments(backend, files, format: .apple) + ["--ct-policy", "chrome", "--ct-custom-anchors"]).expectTrusted()
+            try ToolRunner.run(try short.arguments(backend, files) + ["--ct-custom-anchors"]).expectNotTrusted("certificateTransparencyRequired")
+            try ToolRunner.run(try short.arguments(backend, files) + ["--ct-policy", "chrome", "--ct-custom-anchors"])
+                .expectNotTrusted("certificateTransparencyRequired")
+            // A chain that ends at --anchors is not held to the policy without the opt-in.
+            try ToolRunner.run(try short.arguments(backend, files)).expectTrusted()
+            try ToolRunner.run(try short.arguments(backend, files) + ["--ct-policy", "off"]).expectTrusted()
         }
     }
 

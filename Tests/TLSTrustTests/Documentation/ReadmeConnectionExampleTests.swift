@@ -60,18 +60,8 @@ struct ReadmeConnectionExampleTests {
     }
 
     @Test func theSampleIsTheREADMEsCodeBlock() throws {
-        func lines(_ text: Substring) -> [String] {
-            text.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty }
-        }
-        let source = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("Tests/TLSTrustTests/Documentation/ReadmeConnectionExampleTests.swift"), encoding: .utf8)
-        let begin = try #require(source.range(of: "// README-CONNECTION-BEGIN\n"))
-        let end = try #require(source.range(of: "    // README-CONNECTION-END", range: begin.upperBound..<source.endIndex))
-        let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "## Connections: the trust decision inside the handshake"))
-        let open = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex))
-        let close = try #require(readme.range(of: "\n}\n```", range: open.upperBound..<readme.endIndex))
-        #expect(lines(readme[open.upperBound..<close.lowerBound]) == lines(source[begin.upperBound..<end.lowerBound]))
+        try ReadmeExampleTests.expectREADMEBlock(under: "## Connections: the trust decision inside the handshake", endingAt: "\n}\n```",
+                                                 is: "ReadmeConnectionExampleTests.swift", between: "README-CONNECTION",
+                                                 droppingImports: false)
     }
 }

@@ -42,18 +42,29 @@ struct ReadmeExampleTests {
     }
 
     @Test func theSampleIsTheREADMEsCodeBlock() throws {
+        try Self.expectREADMEBlock(under: "## Evaluating a chain against your app's own CA", endingAt: "```",
+                                   is: "ReadmeExampleTests.swift", between: "README-SAMPLE", droppingImports: true)
+    }
+
+    /// Expects the first Swift block of README.md under `heading`, up to `closing`, to be the code
+    /// of `file` (in this folder) between `// MARKER-BEGIN` and `    // MARKER-END`, line for line:
+    /// indentation and blank lines aside, and `import` lines when `droppingImports`.
+    static func expectREADMEBlock(under heading: String, endingAt closing: String, is file: String, between marker: String,
+                                  droppingImports: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
         func lines(_ text: Substring) -> [String] {
             text.split(separator: "\n", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty && !$0.hasPrefix("import ") }
+                .filter { !$0.isEmpty && !(droppingImports && $0.hasPrefix("import ")) }
         }
-        let source = try String(contentsOf: Self.root.appendingPathComponent("Tests/TLSTrustTests/Documentation/ReadmeExampleTests.swift"), encoding: .utf8)
-        let begin = try #require(source.range(of: "// README-SAMPLE-BEGIN\n"))
-        let end = try #require(source.range(of: "    // README-SAMPLE-END", range: begin.upperBound..<source.endIndex))
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "## Evaluating a chain against your app's own CA"))
-        let open = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex))
-        let close = try #require(readme.range(of: "```", range: open.upperBound..<readme.endIndex))
-        #expect(lines(readme[open.upperBound..<close.lowerBound]) == lines(source[begin.upperBound..<end.lowerBound]))
+        let source = try String(contentsOf: root.appendingPathComponent("Tests/TLSTrustTests/Documentation/\(file)"), encoding: .utf8)
+        let begin = try #require(source.range(of: "// \(marker)-BEGIN\n"), sourceLocation: sourceLocation)
+        let end = try #require(source.range(of: "    // \(marker)-END", range: begin.upperBound..<source.endIndex),
+                               sourceLocation: sourceLocation)
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: heading), sourceLocation: sourceLocation)
+        let open = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex), sourceLocation: sourceLocation)
+        let close = try #require(readme.range(of: closing, range: open.upperBound..<readme.endIndex), sourceLocation: sourceLocation)
+        #expect(lines(readme[open.upperBound..<close.lowerBound]) == lines(source[begin.upperBound..<end.lowerBound]),
+                sourceLocation: sourceLocation)
     }
 }

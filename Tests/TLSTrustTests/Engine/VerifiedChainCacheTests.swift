@@ -147,9 +147,8 @@ struct VerifiedChainCacheTests {
 
     @Test("bounded: the least recently used chain is evicted first")
     func boundedLRU() throws {
-        let saved = VerifiedChainCache.capacity
-        VerifiedChainCache.capacity = 2
-        defer { VerifiedChainCache.capacity = saved }
+        let restore = setTemporarily(\VerifiedChainCache.Type.capacity, to: 2)
+        defer { restore() }
         let root = try TestHierarchy.make()
         let backend = SignatureCountingBackend()
         let anchors = TrustAnchors.only(root.anchors.certificates)
@@ -226,12 +225,19 @@ struct VerifiedChainCacheTests {
         return trust
     }
 
-    @Test("with revocation on, a cached path is answered after its revocation is asked again")
-    func revocationIsAskedAgainOnACachedPath() throws {
+    /// The fixture, a counting backend and an anchor set whose cache holds the fixture's path:
+    /// its plain question (no revocation) trusted once.
+    func cachedPath() throws -> (RevocationFixture, SignatureCountingBackend, TrustAnchors) {
         let f = try RevocationFixture()
         let backend = SignatureCountingBackend()
         let anchors = TrustAnchors.only([f.root.certificate])
         #expect(try revocationTrust(f, anchors, nil).evaluate(using: backend).isTrusted)
+        return (f, backend, anchors)
+    }
+
+    @Test("with revocation on, a cached path is answered after its revocation is asked again")
+    func revocationIsAskedAgainOnACachedPath() throws {
+        let (f, backend, anchors) = try cachedPath()
         #expect(backend.signatureChecks == 2 && anchors.verifiedChainCount == 1)
 
         let good = try f.leafOCSP()
@@ -247,10 +253,7 @@ struct VerifiedChainCacheTests {
 
     @Test("on a cached path, a revoked or unanswered certificate is refused, never replayed as trusted")
     func revokedOnACachedPathIsRefused() throws {
-        let f = try RevocationFixture()
-        let backend = SignatureCountingBackend()
-        let anchors = TrustAnchors.only([f.root.certificate])
-        #expect(try revocationTrust(f, anchors, nil).evaluate(using: backend).isTrusted)
+        let (f, backend, anchors) = try cachedPath()
         let revoked = try f.leafOCSP(.revoked(at: Date(timeIntervalSinceNow: -60), reason: .keyCompromise))
         let refused = try revocationTrust(f, anchors, RevocationFixture.hardLeaf, stapled: [revoked]).evaluate(using: backend)
         #expect(!refused.isTrusted && refused.primaryFailure?.code == .revoked, "\(refused)")

@@ -17,14 +17,8 @@ struct FuzzRegressionTests {
     /// Expects a `PinningError` with `code` whose message starts with `message`.
     func expectPinningError(_ bytes: [UInt8], _ code: PinningError.Code, _ message: String,
                             sourceLocation: SourceLocation = #_sourceLocation) {
-        do {
-            _ = try PinningConfiguration(androidNetworkSecurityConfig: bytes)
-            Issue.record("accepted: \(String(decoding: bytes, as: UTF8.self))", sourceLocation: sourceLocation)
-        } catch let error as PinningError {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.hasPrefix(message), "\(error.message)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+        expectPinningRefusal(code, message, input: String(decoding: bytes, as: UTF8.self), sourceLocation: sourceLocation) {
+            try PinningConfiguration(androidNetworkSecurityConfig: bytes)
         }
     }
 

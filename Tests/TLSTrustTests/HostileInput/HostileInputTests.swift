@@ -58,8 +58,7 @@ struct HostileInputTests {
 
     @Test("A leaf with 10,000 SANs: the last name matches, a name not among them is a hostname mismatch, on every backend")
     func tenThousandSANs() throws {
-        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        let intermediate = try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: root)
+        let (root, intermediate) = try TestHierarchy.makeIssuers()
         let names = (0..<9_999).map { "h\($0).example.com" } + ["www.example.com"]
         let leaf = try TestPKI.issue(attackLeaf(dnsNames: names), issuer: intermediate)
         #expect(leaf.certificate.dnsNames.count == 10_000)
@@ -69,14 +68,8 @@ struct HostileInputTests {
 
     @Test("10,000 SANs under 10,000 excluded subtrees exhaust the name-constraint budget, on every backend")
     func tenThousandSANsUnderConstraints() throws {
-        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        var ca = TestHierarchy.intermediateProfile()
-        ca.nameConstraints = TestNameConstraints(
-            permitted: [.dnsName("example.com")], excluded: (0..<10_000).map { .dnsName("n\($0).example.net") })
-        let intermediate = try TestPKI.issue(ca, issuer: root)
-        let names = ["www.example.com"] + (1..<10_000).map { "h\($0).example.com" }
-        let leaf = try TestPKI.issue(attackLeaf(dnsNames: names), issuer: intermediate)
-        expectEngine(engineTrust([leaf, intermediate], anchors: [root], host: "www.example.com"), .refused(.budgetExhausted))
+        let pki = try constrainedNamesChain(names: 10_000, excludedSubtrees: 10_000)
+        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com"), .refused(.budgetExhausted))
     }
 
     @Test("A 100-certificate presented chain: 99 same-named impostors are each tried and refused; the real issuer last fits the budget; more exhaust it")

@@ -8,14 +8,25 @@ import Testing
 /// contents — prepared backend stores, the engine's anchor index, verified chains — goes with it.
 @Suite("System trust store: reloading")
 struct SystemTrustStoreReloadTests {
-    @Test("reload() picks up an added and a removed CA; an unchanged store keeps its generation")
-    func explicitReload() throws {
-        let a = try TestPKI.issue(.certificateAuthority(commonName: "Store CA A"))
-        let b = try TestPKI.issue(.certificateAuthority(commonName: "Store CA B"))
+    /// Two unrelated self-signed CAs, `prefix CA A` and `prefix CA B`: what an update adds and removes.
+    static func twoCAs(_ prefix: String) throws -> (TestCertificate, TestCertificate) {
+        (try TestPKI.issue(.certificateAuthority(commonName: "\(prefix) CA A")), try TestPKI.issue(.certificateAuthority(commonName: "\(prefix) CA B")))
+    }
+
+    /// Runs `body` with a store read from one bundle file that holds `certificates`, which `body`
+    /// may write again (as update-ca-certificates does).
+    static func withBundle(_ certificates: [TestCertificate], _ body: (_ store: SystemTrustStore, _ bundle: URL) throws -> Void) throws {
         try TemporaryDirectory.with { dir in
             let bundle = dir.appendingPathComponent("ca-certificates.crt")
-            try TestPKI.writePEM([a], to: bundle)
-            let store = SystemTrustStore(files: [bundle.path])
+            try TestPKI.writePEM(certificates, to: bundle)
+            try body(SystemTrustStore(files: [bundle.path]), bundle)
+        }
+    }
+
+    @Test("reload() picks up an added and a removed CA; an unchanged store keeps its generation")
+    func explicitReload() throws {
+        let (a, b) = try Self.twoCAs("Store")
+        try Self.withBundle([a]) { store, bundle in
             #expect(store.certificates() == [a.certificate])
             #expect(store.generation == 0 && store.status.anchorCount == 1)
             #expect(store.reload() == false)
@@ -33,10 +44,7 @@ struct SystemTrustStoreReloadTests {
     func removedCAIsDistrusted(backend: String) throws {
         let pki = try TestHierarchy.make()
         let other = try TestPKI.issue(.certificateAuthority(commonName: "Unrelated CA"))
-        try TemporaryDirectory.with { dir in
-            let bundle = dir.appendingPathComponent("bundle.pem")
-            try TestPKI.writePEM([other, pki.root], to: bundle)
-            let store = SystemTrustStore(files: [bundle.path])
+        try Self.withBundle([other, pki.root]) { store, bundle in
             let anchors = TrustAnchors([], includingSystemStore: true, systemStore: store)
             let trust = Trust(certificates: pki.chain.certificates, anchors: anchors)
             let engine = TestBackends.named(backend)
@@ -53,19 +61,14 @@ struct SystemTrustStoreReloadTests {
 
     @Test("without reload(), a change is seen once the check interval has passed")
     func intervalCheck() throws {
-        let a = try TestPKI.issue(.certificateAuthority(commonName: "Interval CA A"))
-        let b = try TestPKI.issue(.certificateAuthority(commonName: "Interval CA B"))
-        try TemporaryDirectory.with { dir in
-            let bundle = dir.appendingPathComponent("bundle.pem")
-            try TestPKI.writePEM([a], to: bundle)
-            let store = SystemTrustStore(files: [bundle.path])
+        let (a, b) = try Self.twoCAs("Interval")
+        try Self.withBundle([a]) { store, bundle in
             #expect(store.certificates() == [a.certificate])
             try TestPKI.writePEM([b], to: bundle)
             // Within the (default, 60 s) interval the store is not checked again.
             #expect(store.certificates() == [a.certificate])
-            let saved = SystemTrustStore.checkInterval
-            SystemTrustStore.checkInterval = .zero
-            defer { SystemTrustStore.checkInterval = saved }
+            let restore = setTemporarily(\SystemTrustStore.Type.checkInterval, to: .zero)
+            defer { restore() }
             #expect(store.certificates() == [b.certificate])
         }
     }

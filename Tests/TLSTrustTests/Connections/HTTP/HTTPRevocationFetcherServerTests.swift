@@ -24,6 +24,15 @@ struct HTTPRevocationFetcherServerTests {
         return error
     }
 
+    /// Runs `body` off the cooperative pool against a scripted server of `routes`, stopped after.
+    static func withServer(_ routes: [String: LocalHTTPServer.Behavior], _ body: (LocalHTTPServer) throws -> Void) async throws {
+        try await offThePool {
+            let server = try LocalHTTPServer(routes: routes)
+            defer { server.stop() }
+            try body(server)
+        }
+    }
+
     /// The deadline of fetches that should succeed, or fail for another reason than time (which
     /// `failure(_:within:_:)` checks came early).
     static var deadline: ContinuousClock.Instant { .now + TestDeadlines.failureBound }
@@ -100,9 +109,7 @@ struct HTTPRevocationFetcherServerTests {
     @Test("a redirect to another scheme is refused, naming it",
           arguments: [("https://127.0.0.1/ca.crl", "https"), ("ldap://127.0.0.1/cn=x", "ldap"), ("file:///etc/passwd", "file")])
     func redirectToOtherScheme(location: String, scheme: String) async throws {
-        try await offThePool {
-            let server = try LocalHTTPServer(routes: ["/crl": .redirect(to: location, status: 302), "/odd": .redirect(to: "ca.crl", status: 302)])
-            defer { server.stop() }
+        try await Self.withServer(["/crl": .redirect(to: location, status: 302), "/odd": .redirect(to: "ca.crl", status: 302)]) { server in
             let error = Self.failure(.unsupported) { try fetcher.fetchCRL(from: server.url("/crl"), deadline: Self.deadline) }
             #expect(error?.message.contains("\"\(scheme)\" scheme") == true, "\(error?.message ?? "")")
             #expect(error?.message.contains("redirected") == true)
@@ -112,9 +119,7 @@ struct HTTPRevocationFetcherServerTests {
 
     @Test("a status other than 200 is an error carrying the status", arguments: [404, 500, 503, 204, 304])
     func errorStatus(status: Int) async throws {
-        try await offThePool {
-            let server = try LocalHTTPServer(routes: ["/x": .respond(status: status, headers: [], body: Array("no".utf8))])
-            defer { server.stop() }
+        try await Self.withServer(["/x": .respond(status: status, headers: [], body: Array("no".utf8))]) { server in
             let error = Self.failure(.networkFailure) { try fetcher.fetchCRL(from: server.url("/x"), deadline: Self.deadline) }
             #expect(error?.message.contains("HTTP status \(status)") == true, "\(error?.message ?? "")")
         }
@@ -164,9 +169,7 @@ struct HTTPRevocationFetcherServerTests {
 
     @Test("an endless body is cut at the limit, plain or chunked, in bounded time", arguments: [false, true])
     func endlessBody(chunked: Bool) async throws {
-        try await offThePool {
-            let server = try LocalHTTPServer(routes: ["/forever": .streamForever(headers: [], chunked: chunked, interval: nil)])
-            defer { server.stop() }
+        try await Self.withServer(["/forever": .streamForever(headers: [], chunked: chunked, interval: nil)]) { server in
             Self.failure(.limitExceeded) {
                 try fetcher.fetchOCSPResponse(request: Self.ocspRequest, responderURL: server.url("/forever"), deadline: Self.deadline)
             }
@@ -199,9 +202,7 @@ struct HTTPRevocationFetcherServerTests {
 
     @Test("a server that reads the request and stalls ends the fetch at the deadline")
     func stall() async throws {
-        try await offThePool {
-            let server = try LocalHTTPServer(routes: ["/stall": .stall])
-            defer { server.stop() }
+        try await Self.withServer(["/stall": .stall]) { server in
             let deadline = Duration.seconds(1)
             let start = ContinuousClock.now
             let error = Self.failure(.limitExceeded, within: deadline * 2) {
@@ -215,9 +216,7 @@ struct HTTPRevocationFetcherServerTests {
 
     @Test("a server that drips one byte at a time cannot stretch the fetch past the deadline")
     func drip() async throws {
-        try await offThePool {
-            let server = try LocalHTTPServer(routes: ["/drip": .streamForever(headers: [], chunked: false, interval: .milliseconds(20))])
-            defer { server.stop() }
+        try await Self.withServer(["/drip": .streamForever(headers: [], chunked: false, interval: .milliseconds(20))]) { server in
             let timeout = Duration.seconds(1)
             let fetcher = HTTPRevocationFetcher(limits: .init(timeout: timeout))
             let error = Self.failure(.limitExceeded, within: timeout * 2) {
@@ -261,18 +260,14 @@ struct HTTPRevocationFetcherServerTests {
         "HTTP/1.1 200 OK\r\n",
     ])
     func malformed(reply: String) async throws {
-        try await offThePool {
-            let server = try LocalHTTPServer(routes: ["/x": .raw(Array(reply.utf8))])
-            defer { server.stop() }
+        try await Self.withServer(["/x": .raw(Array(reply.utf8))]) { server in
             Self.failure(.networkFailure) { try fetcher.fetchCRL(from: server.url("/x"), deadline: Self.deadline) }
         }
     }
 
     @Test("a server that closes without answering is a network failure")
     func closeWithoutAnswer() async throws {
-        try await offThePool {
-            let server = try LocalHTTPServer(routes: ["/x": .close])
-            defer { server.stop() }
+        try await Self.withServer(["/x": .close]) { server in
             let error = Self.failure(.networkFailure) { try fetcher.fetchCRL(from: server.url("/x"), deadline: Self.deadline) }
             #expect(error?.message.contains("closed") == true, "\(error?.message ?? "")")
         }

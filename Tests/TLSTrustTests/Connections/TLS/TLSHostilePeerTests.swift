@@ -37,6 +37,23 @@ struct TLSHostilePeerTests {
         }
     }
 
+    /// Reads what the client sends first (its ClientHello), for a server that answers after it.
+    static func readClientHello(_ connection: TCPTransport) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        _ = try? buffer.withUnsafeMutableBytes { try connection.receive(into: $0, deadline: .now + .seconds(2)) }
+    }
+
+    /// Connects `name`'s client to a raw server that does `behaviour`, and expects the attempt to
+    /// end in `code` (``expect(_:_:_:sourceLocation:)``) in less than `bound`.
+    static func expectEnd(_ name: String, in code: TLSError.Code, within bound: Duration, sourceLocation: SourceLocation = #_sourceLocation,
+                          server behaviour: @escaping @Sendable (TCPTransport) -> Void) async throws {
+        let server = try RawServer(behaviour)
+        defer { server.stop() }
+        let (error, elapsed) = try await connect(name, port: server.listener.port)
+        expect(name, error, code, sourceLocation: sourceLocation)
+        #expect(elapsed < bound, "\(elapsed)", sourceLocation: sourceLocation)
+    }
+
     /// Connects on a thread of its own (blocking calls), timing the attempt there, so that the
     /// measured time is the connection's and not the cooperative pool's.
     static func connect(_ name: String, port: Int, handshake: Duration = .seconds(2)) async throws -> (TLSError?, Duration) {
@@ -69,40 +86,26 @@ struct TLSHostilePeerTests {
     @Test("Garbage instead of a ServerHello, at once or after the ClientHello: a protocol error", arguments: TestBackends.tlsNames)
     func garbage(name: String) async throws {
         for readsHelloFirst in [false, true] {
-            let server = try RawServer { connection in
+            try await Self.expectEnd(name, in: .protocolError, within: .seconds(5)) { connection in
                 if readsHelloFirst {
-                    var buffer = [UInt8](repeating: 0, count: 4096)
-                    _ = try? buffer.withUnsafeMutableBytes { try connection.receive(into: $0, deadline: .now + .seconds(2)) }
+                    Self.readClientHello(connection)
                 }
                 let garbage = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8) + (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37) }
                 try? garbage.withUnsafeBytes { try connection.send($0, deadline: .now + .seconds(2)) }
             }
-            defer { server.stop() }
-            let (error, elapsed) = try await Self.connect(name, port: server.listener.port)
-            Self.expect(name, error, .protocolError)
-            #expect(elapsed < .seconds(5))
         }
     }
 
     @Test("A server that closes as soon as it accepts: connectionClosed", arguments: TestBackends.tlsNames)
     func closesAtOnce(name: String) async throws {
-        let server = try RawServer { _ in }
-        defer { server.stop() }
-        let (error, elapsed) = try await Self.connect(name, port: server.listener.port)
-        Self.expect(name, error, .connectionClosed)
-        #expect(elapsed < .seconds(3))
+        try await Self.expectEnd(name, in: .connectionClosed, within: .seconds(3)) { _ in }
     }
 
     @Test("A server that closes after the ClientHello: connectionClosed", arguments: TestBackends.tlsNames)
     func closesMidHandshake(name: String) async throws {
-        let server = try RawServer { connection in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            _ = try? buffer.withUnsafeMutableBytes { try connection.receive(into: $0, deadline: .now + .seconds(2)) }
+        try await Self.expectEnd(name, in: .connectionClosed, within: .seconds(5)) { connection in
+            Self.readClientHello(connection)
         }
-        defer { server.stop() }
-        let (error, elapsed) = try await Self.connect(name, port: server.listener.port)
-        Self.expect(name, error, .connectionClosed)
-        #expect(elapsed < .seconds(5))
     }
 
     @Test("A server that accepts and says nothing: timedOut, by the handshake deadline", arguments: TestBackends.tlsNames)
@@ -121,8 +124,7 @@ struct TLSHostilePeerTests {
     func emptyCertificate(name: String) async throws {
         // ServerHello (TLS 1.2, ECDHE-ECDSA-AES128-GCM-SHA256), then a Certificate message with no certificate.
         let server = try RawServer { connection in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            _ = try? buffer.withUnsafeMutableBytes { try connection.receive(into: $0, deadline: .now + .seconds(2)) }
+            Self.readClientHello(connection)
             var hello: [UInt8] = [0x03, 0x03] + [UInt8](repeating: 7, count: 32) + [0x00, 0xC0, 0x2B, 0x00]
             hello = [0x02, 0x00, 0x00, UInt8(hello.count)] + hello
             let body = hello + [0x0B, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00]
@@ -140,8 +142,7 @@ struct TLSHostilePeerTests {
     @Test("A server whose random bytes look like a TLS record header with an absurd length", arguments: TestBackends.tlsNames)
     func absurdRecord(name: String) async throws {
         let server = try RawServer { connection in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            _ = try? buffer.withUnsafeMutableBytes { try connection.receive(into: $0, deadline: .now + .seconds(2)) }
+            Self.readClientHello(connection)
             // handshake record, TLS 1.2, length 0xFFFF, then a ServerHello type with a 16 MB length.
             try? [UInt8]([0x16, 0x03, 0x03, 0xFF, 0xFF, 0x02, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0x41, count: 512)).withUnsafeBytes {
                 try connection.send($0, deadline: .now + .seconds(2))

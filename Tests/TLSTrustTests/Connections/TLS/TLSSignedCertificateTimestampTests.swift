@@ -20,6 +20,11 @@ struct TLSSignedCertificateTimestampTests {
         TestBackends.tls(name)!.asksForSignedCertificateTimestamps(upTo: version)
     }
 
+    /// The TLS backends whose clients speak `version`, by name.
+    static func clients(speaking version: TLSVersion) throws -> [(String, any TLSBackend)] {
+        try TestBackends.tlsNames.map { ($0, try TLSMatrixTests.backend($0)) }.filter { $0.1.supportedTLSVersions.contains(version) }
+    }
+
     /// A hierarchy, two logs of two operators and the leaf's two SCTs as a TLS list.
     struct Fixture: Sendable {
         let pki: TestHierarchy
@@ -35,6 +40,21 @@ struct TLSSignedCertificateTimestampTests {
             }
         }
 
+        /// Runs `body` against an `openssl s_server` that presents the hierarchy (limited to
+        /// `version` when given) and sends `list` as its SCT list (`-serverinfo`); the list is the
+        /// leaf's two SCTs unless another is given.
+        func withServer(sending list: [UInt8]? = nil, version: TLSVersion? = nil,
+                        _ body: (ExternalTLSPeer) async throws -> Void) async throws {
+            let directory = try TemporaryDirectory(prefix: "tlstrust-serverinfo")
+            let file = directory.file("serverinfo.pem")
+            try ServerInfoFile.writeSignedCertificateTimestamps(list ?? self.list, to: file)
+            let pki = pki
+            try await TLSOpenSSLTests.withPeer({
+                try ExternalTLSPeer.opensslServer(leaf: pki.leaf, chain: [pki.intermediate], version: version,
+                                                  extraArguments: ["-serverinfo", file.path])
+            }, body)
+        }
+
         func client(_ version: TLSVersion, policy: Bool = true) -> TLSClientConfiguration {
             var configuration = TLSStaplingTests.client(pki, version: version, requests: false)
             if policy {
@@ -48,16 +68,8 @@ struct TLSSignedCertificateTimestampTests {
           arguments: TLSVersion.allCases)
     func policyMetByHandshakeSCTs(version: TLSVersion) async throws {
         let fixture = try await Fixture.make()
-        let directory = try TemporaryDirectory(prefix: "tlstrust-serverinfo")
-        let file = directory.file("serverinfo.pem")
-        try ServerInfoFile.writeSignedCertificateTimestamps(fixture.list, to: file)
-        let pki = fixture.pki
-        try await TLSOpenSSLTests.withPeer({
-            try ExternalTLSPeer.opensslServer(leaf: pki.leaf, chain: [pki.intermediate], extraArguments: ["-serverinfo", file.path])
-        }) { peer in
-            for name in TestBackends.tlsNames {
-                let backend = try TLSMatrixTests.backend(name)
-                guard backend.supportedTLSVersions.contains(version) else { continue }
+        try await fixture.withServer { peer in
+            for (name, backend) in try Self.clients(speaking: version) {
                 let what = "\(name) client, \(version)"
                 guard Self.receives(name, version) else {
                     // No list reaches the decision, so two TLS SCTs are missing: refused by the
@@ -88,14 +100,7 @@ struct TLSSignedCertificateTimestampTests {
     @Test("With stapling asked for under TLS 1.2 (OpenSSL holds the chain until ServerHelloDone), the held decision sees the list")
     func heldDecisionSeesTheList() async throws {
         let fixture = try await Fixture.make()
-        let directory = try TemporaryDirectory(prefix: "tlstrust-serverinfo")
-        let file = directory.file("serverinfo.pem")
-        try ServerInfoFile.writeSignedCertificateTimestamps(fixture.list, to: file)
-        let pki = fixture.pki
-        try await TLSOpenSSLTests.withPeer({
-            try ExternalTLSPeer.opensslServer(leaf: pki.leaf, chain: [pki.intermediate], version: .tls12,
-                                              extraArguments: ["-serverinfo", file.path])
-        }) { peer in
+        try await fixture.withServer(version: .tls12) { peer in
             for name in TestBackends.tlsNames where Self.receives(name, .tls12) && TestBackends.tls(name)!.supportsOCSPStapling {
                 let backend = try TLSMatrixTests.backend(name)
                 var configuration = fixture.client(.tls12)
@@ -112,14 +117,7 @@ struct TLSSignedCertificateTimestampTests {
     func garbageListCountsForNothing() async throws {
         let fixture = try await Fixture.make()
         let garbage: [UInt8] = [0x00, 0x07, 0x00, 0x05, 0xDE, 0xAD, 0xBE, 0xEF, 0x00]
-        let directory = try TemporaryDirectory(prefix: "tlstrust-serverinfo")
-        let file = directory.file("serverinfo.pem")
-        try ServerInfoFile.writeSignedCertificateTimestamps(garbage, to: file)
-        let pki = fixture.pki
-        try await TLSOpenSSLTests.withPeer({
-            try ExternalTLSPeer.opensslServer(leaf: pki.leaf, chain: [pki.intermediate], version: .tls12,
-                                              extraArguments: ["-serverinfo", file.path])
-        }) { peer in
+        try await fixture.withServer(sending: garbage, version: .tls12) { peer in
             for name in TestBackends.tlsNames where Self.receives(name, .tls12) {
                 let backend = try TLSMatrixTests.backend(name)
                 var configuration = fixture.client(.tls12)
@@ -140,16 +138,8 @@ struct TLSSignedCertificateTimestampTests {
     @Test("Without a CT policy the client does not ask, and the server sends no list", arguments: TLSVersion.allCases)
     func noPolicyNoRequest(version: TLSVersion) async throws {
         let fixture = try await Fixture.make()
-        let directory = try TemporaryDirectory(prefix: "tlstrust-serverinfo")
-        let file = directory.file("serverinfo.pem")
-        try ServerInfoFile.writeSignedCertificateTimestamps(fixture.list, to: file)
-        let pki = fixture.pki
-        try await TLSOpenSSLTests.withPeer({
-            try ExternalTLSPeer.opensslServer(leaf: pki.leaf, chain: [pki.intermediate], extraArguments: ["-serverinfo", file.path])
-        }) { peer in
-            for name in TestBackends.tlsNames {
-                let backend = try TLSMatrixTests.backend(name)
-                guard backend.supportedTLSVersions.contains(version) else { continue }
+        try await fixture.withServer { peer in
+            for (name, backend) in try Self.clients(speaking: version) {
                 let (connection, reply, recorder) = try await TLSStaplingTests.get(backend, port: peer.port, fixture.client(version, policy: false))
                 #expect(reply.contains(" 200 "), "\(name): \(reply.prefix(200))")
                 #expect(connection.context.signedCertificateTimestampList == nil, "\(name)")

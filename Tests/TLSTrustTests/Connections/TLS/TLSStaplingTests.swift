@@ -283,6 +283,25 @@ struct TLSStaplingTests {
 
     static let inProcessPairs: [(String, String)] = staplingNames.flatMap { client in staplingNames.map { (client, $0) } }
 
+    /// One in-process handshake at exactly `version`: `server` presents `pki` and staples `staple`;
+    /// the client asks for it, trusts `anchorsOf`'s root and has its challenges recorded. The
+    /// server's configuration comes back for a second handshake against the same server.
+    static func stapledHandshake(client: any TLSBackend, server: any TLSBackend, pki: TestHierarchy, anchorsOf: TestHierarchy,
+                                 version: TLSVersion, staple: [UInt8]) async throws
+        -> (client: Result<TLSConnection, any Error>, server: Result<TLSConnection, any Error>,
+            recorder: TrustRecorder, serverConfiguration: TLSServerConfiguration) {
+        var serverConfiguration = try TLSMatrixTests.setup(pki, server: server)
+        serverConfiguration.minimumVersion = version
+        serverConfiguration.maximumVersion = version
+        serverConfiguration.stapledOCSPResponse = staple
+        var configuration = Self.client(anchorsOf, version: version)
+        let recorder = TrustRecorder()
+        configuration.challengeHandler = recorder
+        let (c, s) = await TLSMatrixTests.handshake(client: client, clientConfiguration: configuration,
+                                                    server: server, serverConfiguration: serverConfiguration, host: Self.host)
+        return (c, s, recorder, serverConfiguration)
+    }
+
     @Test("Each stapling backend's server staples the configured bytes — a real response or garbage — to each stapling client",
           arguments: inProcessPairs)
     func inProcessServerStaples(clientName: String, serverName: String) async throws {
@@ -293,15 +312,8 @@ struct TLSStaplingTests {
         let garbage = Array("not an OCSP response at all".utf8)
         for staple in [response, garbage, Self.garbageInsideOCSPResponse] {
             for version in TLSVersion.allCases {
-                var serverConfiguration = try TLSMatrixTests.setup(pki, server: server)
-                serverConfiguration.minimumVersion = version
-                serverConfiguration.maximumVersion = version
-                serverConfiguration.stapledOCSPResponse = staple
-                var configuration = Self.client(pki, version: version)
-                let recorder = TrustRecorder()
-                configuration.challengeHandler = recorder
-                let (c, s) = await TLSMatrixTests.handshake(client: client, clientConfiguration: configuration,
-                                                            server: server, serverConfiguration: serverConfiguration, host: Self.host)
+                let (c, s, recorder, serverConfiguration) = try await Self.stapledHandshake(
+                    client: client, server: server, pki: pki, anchorsOf: pki, version: version, staple: staple)
                 let what = "\(clientName)→\(serverName) \(version), \(staple.count)-byte staple"
                 let connection = try c.get(), serverConnection = try s.get()
                 Self.expectStapled([staple], connection, recorder, what)
@@ -372,15 +384,8 @@ struct TLSStaplingTests {
         let stranger = try await Self.pki()
         let staple = Array("stapled by a server about to be refused".utf8)
         for version in TLSVersion.allCases {
-            var serverConfiguration = try TLSMatrixTests.setup(pki, server: server)
-            serverConfiguration.minimumVersion = version
-            serverConfiguration.maximumVersion = version
-            serverConfiguration.stapledOCSPResponse = staple
-            var configuration = Self.client(stranger, version: version)
-            let recorder = TrustRecorder()
-            configuration.challengeHandler = recorder
-            let (c, s) = await TLSMatrixTests.handshake(client: client, clientConfiguration: configuration,
-                                                        server: server, serverConfiguration: serverConfiguration, host: Self.host)
+            let (c, s, recorder, _) = try await Self.stapledHandshake(
+                client: client, server: server, pki: pki, anchorsOf: stranger, version: version, staple: staple)
             let what = "\(clientName)→\(serverName) \(version)"
             let error = try #require(TLSMatrixTests.tlsError(c), "\(what): the client must refuse")
             #expect(error.code == .peerTrustRefused, "\(what): \(error)")

@@ -22,15 +22,7 @@ struct PinningImporterTests {
 
     func expectError(_ code: PinningError.Code, _ message: String, sourceLocation: SourceLocation = #_sourceLocation,
                      _ body: () throws -> PinningConfiguration) {
-        do {
-            _ = try body()
-            Issue.record("accepted", sourceLocation: sourceLocation)
-        } catch let error as PinningError {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.hasPrefix(message), "\(error.message)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
-        }
+        expectPinningRefusal(code, message, sourceLocation: sourceLocation, body)
     }
 
     // MARK: TrustKit

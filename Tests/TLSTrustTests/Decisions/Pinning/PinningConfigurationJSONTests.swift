@@ -13,15 +13,7 @@ struct PinningConfigurationJSONTests {
 
     /// Expects a `PinningError` with `code` whose message starts with `message`.
     func expectError(_ text: String, _ code: PinningError.Code, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        do {
-            _ = try parse(text)
-            Issue.record("accepted: \(text.prefix(200))", sourceLocation: sourceLocation)
-        } catch let error as PinningError {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.message.hasPrefix(message), "\(error.message)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
-        }
+        expectPinningRefusal(code, message, input: String(text.prefix(200)), sourceLocation: sourceLocation) { try parse(text) }
     }
 
     @Test func everyKeyIsRead() throws {

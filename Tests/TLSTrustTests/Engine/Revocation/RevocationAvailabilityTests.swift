@@ -14,10 +14,7 @@ struct RevocationAvailabilityTests {
     let root: TestCertificate
     let intermediate: TestCertificate
 
-    init() throws {
-        root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        intermediate = try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: root)
-    }
+    init() throws { (root, intermediate) = try TestHierarchy.makeIssuers() }
 
     func leaf(crl: [String]) throws -> TestCertificate {
         let profile = CertificateProfile.leaf(commonName: "www.example.com", dnsNames: ["www.example.com"]).withRevocationPointers(crlURLs: crl)

@@ -13,10 +13,7 @@ struct RevocationFetchTests {
     let root: TestCertificate
     let intermediate: TestCertificate
 
-    init() throws {
-        root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        intermediate = try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: root)
-    }
+    init() throws { (root, intermediate) = try TestHierarchy.makeIssuers() }
 
     /// A leaf for www.example.com naming `ocsp` and/or `crl` URLs, with a serial chosen up front
     /// (so that answers about it can be made before it exists).

@@ -91,6 +91,19 @@ func attackLeaf(dnsNames: [String] = [], ipAddresses: [String] = [], alternative
     return profile
 }
 
+/// root → an intermediate that permits example.com and excludes `excludedSubtrees` names of
+/// example.net → a leaf with `names` dNSNames under example.com, www.example.com first. Every
+/// name is permitted and none excluded: only the number of comparisons (names × subtrees) can be
+/// wrong with it.
+func constrainedNamesChain(names: Int, excludedSubtrees: Int) throws -> (chain: [TestCertificate], anchors: [TestCertificate]) {
+    let (root, intermediate) = try TestHierarchy.makeIssuers(customizeIntermediate: {
+        $0.nameConstraints = TestNameConstraints(
+            permitted: [.dnsName("example.com")], excluded: (1...excludedSubtrees).map { .dnsName("n\($0).example.net") })
+    })
+    let dnsNames = ["www.example.com"] + (1..<names).map { "h\($0).example.com" }
+    return ([try TestPKI.issue(attackLeaf(dnsNames: dnsNames), issuer: intermediate), intermediate], [root])
+}
+
 /// The subjectKeyIdentifier OpenSSL derives for `key` (SHA-1 of the public key bits), read from
 /// a throwaway self-signed certificate: for an authorityKeyIdentifier that names a CA minted
 /// without a subjectKeyIdentifier.

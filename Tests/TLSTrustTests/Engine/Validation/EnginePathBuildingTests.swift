@@ -80,28 +80,15 @@ struct EnginePathBuildingTests {
     }
 
     @Test func aThousandSANsUnderAThousandSubtreesExhaustTheBudget() throws {
-        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        var ca = TestHierarchy.intermediateProfile()
-        // Every name is permitted and none excluded: only the number of comparisons is wrong.
-        ca.nameConstraints = TestNameConstraints(
-            permitted: [.dnsName("example.com")], excluded: (1..<1000).map { .dnsName("n\($0).example.net") })
-        let intermediate = try TestPKI.issue(ca, issuer: root)
-        let names = ["www.example.com"] + (1..<1000).map { "h\($0).example.com" }
-        let leaf = try TestPKI.issue(attackLeaf(dnsNames: names), issuer: intermediate)
-        #expect(leaf.certificate.dnsNames.count == 1000)
-        expectEngine(engineTrust([leaf, intermediate], anchors: [root], host: "www.example.com"), .refused(.budgetExhausted))
+        let pki = try constrainedNamesChain(names: 1000, excludedSubtrees: 999)
+        #expect(pki.chain[0].certificate.dnsNames.count == 1000)
+        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com"), .refused(.budgetExhausted))
     }
 
     @Test func theSameShapesWellWithinTheBudgetAreTrusted() throws {
         // The controls: budget tests must fail for their size, not for their shape.
-        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        var ca = TestHierarchy.intermediateProfile()
-        ca.nameConstraints = TestNameConstraints(
-            permitted: [.dnsName("example.com")], excluded: (1..<20).map { .dnsName("n\($0).example.net") })
-        let intermediate = try TestPKI.issue(ca, issuer: root)
-        let leaf = try TestPKI.issue(attackLeaf(dnsNames: ["www.example.com"] + (1..<20).map { "h\($0).example.com" }),
-                                     issuer: intermediate)
-        expectEngine(engineTrust([leaf, intermediate], anchors: [root], host: "www.example.com"), .trusted)
+        let pki = try constrainedNamesChain(names: 20, excludedSubtrees: 19)
+        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com"), .trusted)
         expectEngine(Self.trust(try PathShape.sameNamedIntermediates(count: 20)), .trusted)
     }
 }

@@ -52,8 +52,7 @@ struct EngineSecondRingTests {
 
     @Test func theCommonNameIsNoIdentityWhenAnySubjectAltNameIsPresent() throws {
         // SAN DNS:a.corp.example, CN 8.8.8.8: the CN must not vouch for 8.8.8.8, under either profile.
-        var leaf = attackLeaf(dnsNames: ["a.corp.example"])
-        leaf.subject = .commonNameOnly("8.8.8.8")
+        let leaf = EngineHostNameTests.commonName("8.8.8.8", beside: attackLeaf(dnsNames: ["a.corp.example"]))
         let pki = try Self.chain(leaf: leaf) {
             $0.nameConstraints = TestNameConstraints(permitted: [.dnsName("corp.example"), .ipAddress("10.0.0.0/8")])
         }
@@ -62,9 +61,7 @@ struct EngineSecondRingTests {
                          .refused(.ipAddressMismatch), "\(profile)")
         }
         // And a DNS CN beside an IP SAN is no DNS identity either.
-        var ipLeaf = attackLeaf(ipAddresses: ["10.0.0.1"])
-        ipLeaf.subject = .commonNameOnly("www.example.com")
-        let ipPKI = try Self.chain(leaf: ipLeaf)
+        let ipPKI = try Self.chain(leaf: EngineHostNameTests.commonName("www.example.com", beside: attackLeaf(ipAddresses: ["10.0.0.1"])))
         expectEngine(engineTrust(ipPKI.chain, anchors: ipPKI.anchors, host: "www.example.com", allowingCommonName: true),
                      .refused(.hostnameMismatch))
     }
@@ -259,9 +256,7 @@ struct EngineSecondRingTests {
     // MARK: Ordinary certificates that must be trusted
 
     @Test func aCanonicalAddressInTheCommonNameBesideADNSNameIsTrusted() throws {
-        var leaf = attackLeaf(dnsNames: ["test.localhost"])
-        leaf.subject = .commonNameOnly("127.0.0.1")
-        let pki = try Self.chain(leaf: leaf)
+        let pki = try Self.chain(leaf: EngineHostNameTests.commonName("127.0.0.1", beside: attackLeaf(dnsNames: ["test.localhost"])))
         expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "test.localhost"), .trusted)
         // It vouches for nothing else: not for its CN.
         expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "127.0.0.1", allowingCommonName: true),

@@ -41,30 +41,34 @@ struct EngineValidityTests {
         })
     }
 
+    /// Expects `pki` trusted at `edge` exactly and refused with `code` one second `beyond` it
+    /// (+1 past a notAfter, -1 before a notBefore).
+    static func expectInclusive(_ pki: TestHierarchy, at edge: Date, beyond: TimeInterval, _ code: TrustFailureCode,
+                                sourceLocation: SourceLocation = #_sourceLocation) {
+        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com", at: edge), .trusted,
+                     sourceLocation: sourceLocation)
+        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com", at: edge.addingTimeInterval(beyond)),
+                     .refused(code), sourceLocation: sourceLocation)
+    }
+
     @Test("trusted at the exact second of notAfter, expired one second later", arguments: windows)
     func notAfterIsInclusive(_ window: Window) throws {
         let pki = try Self.chain(window)
         #expect(pki.leaf.certificate.notValidAfter == window.notAfter, "minted notAfter")
-        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com", at: window.notAfter), .trusted)
-        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com",
-                                 at: window.notAfter.addingTimeInterval(1)), .refused(.expired))
+        Self.expectInclusive(pki, at: window.notAfter, beyond: 1, .expired)
     }
 
     @Test("trusted at the exact second of notBefore, not yet valid one second earlier", arguments: windows)
     func notBeforeIsInclusive(_ window: Window) throws {
         let pki = try Self.chain(window)
         #expect(pki.leaf.certificate.notValidBefore == window.notBefore, "minted notBefore")
-        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com", at: window.notBefore), .trusted)
-        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com",
-                                 at: window.notBefore.addingTimeInterval(-1)), .refused(.notYetValid))
+        Self.expectInclusive(pki, at: window.notBefore, beyond: -1, .notYetValid)
     }
 
     @Test func anIntermediateExpiredOneSecondAgoIsRefused() throws {
         let end = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) + 600)
         let pki = try TestHierarchy.make(customizeIntermediate: { $0.notAfter = end })
-        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com", at: end), .trusted)
-        expectEngine(engineTrust(pki.chain, anchors: pki.anchors, host: "www.example.com", at: end.addingTimeInterval(1)),
-                     .refused(.expired))
+        Self.expectInclusive(pki, at: end, beyond: 1, .expired)
     }
 
     /// February 30 does not exist: reading it as March 2 (as a lenient day-of-month check would)
@@ -83,8 +87,7 @@ struct EngineValidityTests {
     /// Mints a leaf whose notAfter is written as `encoding` and expects it refused: by the core's
     /// parser, or else by the engine on every backend as malformed.
     private func expectMalformedTimeRefused(_ encoding: ValidityTimeEncoding) throws {
-        let root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        let intermediate = try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: root)
+        let (root, intermediate) = try TestHierarchy.makeIssuers()
         var leafProfile = attackLeaf(dnsNames: ["www.example.com"])
         leafProfile.notAfterEncoding = encoding
         let der = try TestPKI.mintDER(leafProfile, subjectKey: TestPrivateKey.shared(.ecdsaP256), issuer: intermediate)

@@ -14,10 +14,7 @@ struct MissingIssuerFetchTests {
     let root: TestCertificate
     let intermediate: TestCertificate
 
-    init() throws {
-        root = try TestPKI.issue(TestHierarchy.rootProfile(), issuer: nil)
-        intermediate = try TestPKI.issue(TestHierarchy.intermediateProfile(), issuer: root)
-    }
+    init() throws { (root, intermediate) = try TestHierarchy.makeIssuers() }
 
     /// A leaf for www.example.com issued by `issuer`, naming `urls` as its caIssuers.
     static func leaf(caIssuers urls: [String], issuer: TestCertificate) throws -> TestCertificate {

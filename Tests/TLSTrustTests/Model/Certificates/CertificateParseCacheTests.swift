@@ -44,9 +44,8 @@ struct CertificateParseCacheTests {
 
     @Test("bounded: at most `capacity` parses are kept")
     func bounded() throws {
-        let saved = CertificateParseCache.capacity
-        CertificateParseCache.capacity = 2
-        defer { CertificateParseCache.capacity = saved }
+        let restore = setTemporarily(\CertificateParseCache.Type.capacity, to: 2)
+        defer { restore() }
         let h = try TestHierarchy.make()
         for c in [h.leaf, h.intermediate, h.root] { _ = try Certificate(derEncoded: c.der) }
         #expect(CertificateParseCache.count <= 2)
