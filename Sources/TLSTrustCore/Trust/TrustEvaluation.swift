@@ -39,7 +39,7 @@ public struct TrustEvaluation: Sendable, CustomStringConvertible {
     /// Set only by ``ResultCheck`` (the last gate every trusted result of an evaluation passes):
     /// an evaluation made with the public initializer never has it, so a `ValidatedChain` cannot
     /// be fabricated from a list of certificates.
-    package var passedLastGate = false
+    package internal(set) var passedLastGate = false
 
     /// Builds an evaluation. Trust requires an empty failure list and a non-empty chain: the
     /// verdict is derived, never passed in, so no backend can report "trusted" with failures.
