@@ -2,8 +2,8 @@ import Foundation
 
 /// The Certificate Transparency logs SCTs are judged by, read from a log list the app supplies:
 /// Chrome's v3 `log_list.json` or Apple's `current_log_list.json` (both: `operators`, each with
-/// `logs` (RFC 6962) and `tiled_logs` (Static CT API), each log with `log_id`, `key`, `state`
-/// and `temporal_interval`).
+/// `logs` (RFC 6962) and `tiled_logs` (Static CT API), each log with `log_id`, `key`, `state`,
+/// `temporal_interval` and `previous_operators`).
 ///
 /// TLSTrust ships no list and fetches none (docs/transparency.md). Reading is strict, because a
 /// list read wrongly would make every certificate fail — or pass — for the wrong reason: a list
@@ -140,8 +140,20 @@ public struct CertificateTransparencyLogList: Sendable {
             guard from < to else { throw error("\(at).temporal_interval: empty (start_inclusive is not before end_exclusive)") }
             interval = from..<to
         }
+        var previous: [CertificateTransparencyLog.PreviousOperator] = []
+        if let value = log["previous_operators"] {
+            guard let entries = value as? [Any] else { throw error("\(at).previous_operators: not an array") }
+            for (p, entry) in entries.enumerated() {
+                let here = "\(at).previous_operators[\(p)]"
+                guard let fields = entry as? [String: Any], let who = fields["name"] as? String, !who.isEmpty else {
+                    throw error("\(here).name: missing or not a non-empty string")
+                }
+                guard let end = fields["end_time"] else { throw error("\(here).end_time: missing") }
+                previous.append(.init(name: who, endTime: try date(end, at: "\(here).end_time")))
+            }
+        }
         return CertificateTransparencyLog(key: key, operatorName: name, name: description, kind: kind, state: state,
-                                          stateSince: since, temporalInterval: interval)
+                                          stateSince: since, temporalInterval: interval, previousOperators: previous)
     }
 
     private static func optionalString(_ object: [String: Any], _ key: String, at: String) throws -> String? {
