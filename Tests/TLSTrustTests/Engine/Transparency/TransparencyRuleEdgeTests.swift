@@ -174,6 +174,27 @@ struct TransparencyRuleEdgeTests {
         }
     }
 
+    @Test("Rejected logs and logs without a state never count, under either policy", arguments: CertificateTransparencyPolicy.Rules.allCases)
+    func rejectedAndStateless(rules: CertificateTransparencyPolicy.Rules) throws {
+        let rejected = TestCTLog(logB, state: .rejected, stateSince: now - Self.day, temporalInterval: nil)
+        let stateless = TestCTLog(logB, state: nil, stateSince: nil, temporalInterval: nil)
+        for log in [rejected, stateless] {
+            let certificate = try leaf(embedded: [(logA, nil), (log, nil)])
+            let evaluation = try evaluate(certificate, rules, logs: [logA.log, log.log], tls: [logA, log])
+            #expect(!evaluation.isTrusted)
+            #expect(evaluation.certificateTransparency?.reason.contains("logs never count") == true,
+                    "\(evaluation.certificateTransparency?.reason ?? "")")
+        }
+    }
+
+    @Test("An SCT dated before the certificate's notBefore counts, as in trustd and Chrome", arguments: CertificateTransparencyPolicy.Rules.allCases)
+    func sctBeforeNotBefore(rules: CertificateTransparencyPolicy.Rules) throws {
+        let certificate = try leaf(embedded: [(logA, now - 2 * Self.day), (logB, now - 2 * Self.day)])
+        let evaluation = try evaluate(certificate, rules, logs: ab)
+        #expect(evaluation.isTrusted)
+        #expect(evaluation.certificateTransparency?.timestamps.map(\.status) == [.valid, .valid])
+    }
+
     @Test("A kept report is not answered when the opt-in, the OCSP SCTs, or the side of a retirement or of the list's 70 days differ")
     func keptReportKey() throws {
         let plain = try leaf(embedded: [])
