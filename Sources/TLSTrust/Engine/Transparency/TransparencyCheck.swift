@@ -10,40 +10,47 @@ enum TransparencyCheck {
     /// 2018"): 2018-10-16T00:00:00Z. An app that opts in for its own anchors has no such limit.
     static let appleRequirementStart = Date(timeIntervalSince1970: 1_539_648_000)
 
-    static func apply(_ inputs: TransparencyInputs, to evaluation: TrustEvaluation, request: TrustEvaluationRequest,
-                      backend: some TrustBackend) -> TrustEvaluation {
-        let chain = evaluation.chain
-        let report = self.report(inputs, chain: chain, request: request, backend: backend)
+    /// Adds the report to a trusted `evaluation`, or replaces it with the refusal when the policy
+    /// applies and is not met. In place: the warm path copies no evaluation.
+    static func apply(to evaluation: inout TrustEvaluation, request: TrustEvaluationRequest, backend: some TrustBackend) {
+        guard let report = self.report(chain: evaluation.chain, request: request, backend: backend) else { return }
         guard report.isEnforced, !report.isCompliant else {
-            var trusted = evaluation
-            trusted.certificateTransparency = report
-            return trusted
+            evaluation.certificateTransparency = report
+            return
         }
         var refused = request.evaluation(
-            chain: chain, failures: [TrustFailure(.certificateTransparencyRequired, certificateIndex: 0, detail: report.reason)],
+            chain: evaluation.chain, failures: [TrustFailure(.certificateTransparencyRequired, certificateIndex: 0, detail: report.reason)],
             backendName: evaluation.backendName)
         refused.revocation = evaluation.revocation
         refused.certificateTransparency = report
-        return refused
+        evaluation = refused
     }
 
     /// The report for this chain, from the one kept with the leaf when every input it was made
     /// from is the same and the verification time lies in the window it holds for.
-    static func report(_ inputs: TransparencyInputs, chain: [Certificate], request: TrustEvaluationRequest,
-                       backend: some TrustBackend) -> CertificateTransparencyReport {
-        let leaf = chain[0]
+    static func report(chain: [Certificate], request: TrustEvaluationRequest,
+                       backend: some TrustBackend) -> CertificateTransparencyReport? {
+        // Read in place from the request: the warm path copies neither the inputs nor the policy.
+        guard let policy = request.transparency?.policy, let leaf = chain.first else { return nil }
         let date = request.verificationDate
         // Only a public root holds a chain to the rules by default; an app anchor that is also a
         // system anchor is a public root (the same question Apple's server rules ask).
-        let key = TransparencyMemo.Key(
-            list: inputs.policy.logList.identity, rules: inputs.policy.rules,
-            appliesToCustomAnchors: inputs.policy.appliesToCustomAnchors,
-            endsAtSystemAnchor: chain.last.map(request.isSystemAnchor) ?? false,
-            provider: backend.providerIdentity, issuer: chain.count > 1 ? chain[1] : nil,
-            tlsSCTList: inputs.tlsSCTList, ocspResponses: inputs.ocspResponses)
-        if let known = leaf.transparencyResult({ $0.holds.contains(date) && $0.key == key }) {
-            return known.report
+        var endsAtSystemAnchor = false
+        if let anchor = chain.last { endsAtSystemAnchor = request.isSystemAnchor(anchor) }
+        let issuer = chain.count > 1 ? chain[1] : nil
+        let provider = backend.providerIdentity
+        if let known = leaf.transparencyReport(where: { memo in
+            memo.holds.contains(date)
+                && memo.key.matches(policy: policy, endsAtSystemAnchor: endsAtSystemAnchor, provider: provider, issuer: issuer,
+                                    tlsSCTList: request.transparency?.tlsSCTList, ocspResponses: request.transparency?.ocspResponses ?? [])
+        }) {
+            return known
         }
+        guard let inputs = request.transparency else { return nil }
+        let key = TransparencyMemo.Key(
+            list: policy.logList.identity, rules: policy.rules, appliesToCustomAnchors: policy.appliesToCustomAnchors,
+            endsAtSystemAnchor: endsAtSystemAnchor, provider: provider, issuer: issuer,
+            tlsSCTList: inputs.tlsSCTList, ocspResponses: inputs.ocspResponses)
         let (report, holds) = judged(inputs, key: key, leaf: leaf, date: date, backend: backend)
         if let holds {
             leaf.recordTransparencyResult(TransparencyMemo(key: key, holds: holds, report: report))
@@ -101,10 +108,10 @@ enum TransparencyCheck {
 }
 
 /// A whole Certificate Transparency report kept with a leaf: every input it was made from, and
-/// the verification times it holds for.
-struct TransparencyMemo: Sendable {
+/// the verification times it holds for. A class: looking one up copies a reference, not a report.
+final class TransparencyMemo: Sendable {
     /// Everything but the time a report depends on.
-    struct Key: Sendable, Equatable {
+    struct Key: Sendable {
         let list: CertificateTransparencyLogList.Identity
         let rules: CertificateTransparencyPolicy.Rules
         let appliesToCustomAnchors: Bool
@@ -114,11 +121,14 @@ struct TransparencyMemo: Sendable {
         let tlsSCTList: [UInt8]?
         let ocspResponses: [[UInt8]]
 
-        static func == (a: Key, b: Key) -> Bool {
-            a.list === b.list && a.rules == b.rules && a.appliesToCustomAnchors == b.appliesToCustomAnchors
-                && a.endsAtSystemAnchor == b.endsAtSystemAnchor && a.provider == b.provider && a.issuer == b.issuer
-                && same(a.tlsSCTList, b.tlsSCTList) && a.ocspResponses.count == b.ocspResponses.count
-                && zip(a.ocspResponses, b.ocspResponses).allSatisfy { sameBytes($0[...], $1[...]) }
+        /// Whether a report made under this key answers these inputs (compared in place: the
+        /// warm path builds no key).
+        func matches(policy: CertificateTransparencyPolicy, endsAtSystemAnchor: Bool, provider: ProviderIdentity,
+                     issuer: Certificate?, tlsSCTList: [UInt8]?, ocspResponses: [[UInt8]]) -> Bool {
+            list === policy.logList.identity && rules == policy.rules && appliesToCustomAnchors == policy.appliesToCustomAnchors
+                && self.endsAtSystemAnchor == endsAtSystemAnchor && self.provider == provider && self.issuer == issuer
+                && Self.same(self.tlsSCTList, tlsSCTList) && self.ocspResponses.count == ocspResponses.count
+                && zip(self.ocspResponses, ocspResponses).allSatisfy { sameBytes($0[...], $1[...]) }
         }
 
         static func same(_ a: [UInt8]?, _ b: [UInt8]?) -> Bool {
@@ -135,6 +145,12 @@ struct TransparencyMemo: Sendable {
     /// timestamp, up to the next log retirement or list-age limit that would change the answer.
     let holds: Range<Date>
     let report: CertificateTransparencyReport
+
+    init(key: Key, holds: Range<Date>, report: CertificateTransparencyReport) {
+        self.key = key
+        self.holds = holds
+        self.report = report
+    }
 }
 
 /// The CT part of a request: the policy, and the SCT sources beyond the leaf's own extension.

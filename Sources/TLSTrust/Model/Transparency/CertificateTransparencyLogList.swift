@@ -21,18 +21,39 @@ public struct CertificateTransparencyLogList: Sendable {
     /// The age past which Chrome stops enforcing its CT policy (log_list_timestamp older than 70 days).
     public static let chromeMaximumAge: TimeInterval = 70 * 86400
 
-    public let format: Format
+    public var format: Format { storage.format }
     /// The list's `version`, when it has one.
-    public let version: String?
+    public var version: String? { storage.version }
     /// The list's `log_list_timestamp`, when it has one.
-    public let timestamp: Date?
+    public var timestamp: Date? { storage.timestamp }
     /// Every log, of every operator, both kinds.
-    public let logs: [CertificateTransparencyLog]
-    let byID: [[UInt8]: CertificateTransparencyLog]
+    public var logs: [CertificateTransparencyLog] { storage.logs }
+    var byID: [[UInt8]: CertificateTransparencyLog] { storage.byID }
     /// Who this list is, for the results kept with a certificate: copies of one list share it.
-    let identity = Identity()
+    var identity: Identity { storage }
 
-    final class Identity: Sendable {}
+    typealias Identity = Storage
+
+    /// The list's contents in one shared object, so a copy of a list (in every `Trust` and request
+    /// that carries the policy) costs one reference.
+    final class Storage: Sendable {
+        let format: Format
+        let version: String?
+        let timestamp: Date?
+        let logs: [CertificateTransparencyLog]
+        let byID: [[UInt8]: CertificateTransparencyLog]
+
+        init(format: Format, version: String?, timestamp: Date?, logs: [CertificateTransparencyLog],
+             byID: [[UInt8]: CertificateTransparencyLog]) {
+            self.format = format
+            self.version = version
+            self.timestamp = timestamp
+            self.logs = logs
+            self.byID = byID
+        }
+    }
+
+    let storage: Storage
 
     /// A list made by hand (tests, or an app with its own source of logs).
     ///
@@ -43,11 +64,7 @@ public struct CertificateTransparencyLogList: Sendable {
             guard byID[log.logID] == nil else { throw Self.error("two logs have the ID \(log.logIDBase64)") }
             byID[log.logID] = log
         }
-        self.logs = logs
-        self.byID = byID
-        self.timestamp = timestamp
-        self.format = format
-        self.version = version
+        storage = Storage(format: format, version: version, timestamp: timestamp, logs: logs, byID: byID)
     }
 
     /// The log with this ID, if the list has it.
