@@ -36,6 +36,7 @@ public let errSecCertificateExpired: OSStatus = -67818
 public let errSecCertificateNotValidYet: OSStatus = -67819
 public let errSecCertificateRevoked: OSStatus = -67820
 public let errSecNotTrusted: OSStatus = -67843
+public let errSecVerifyActionFailed: OSStatus = -67825
 
 /// A description of `status`, as `SecCopyErrorMessageString` gives it; "OSStatus <n>" for a code
 /// this module does not know.
@@ -81,6 +82,7 @@ enum ErrorMessages {
         errSecCertificateNotValidYet: "The certificate is not yet valid.",
         errSecCertificateRevoked: "The certificate was revoked.",
         errSecNotTrusted: "The trust policy was not trusted.",
+        errSecVerifyActionFailed: "A verify action has failed.",
     ]
 }
 

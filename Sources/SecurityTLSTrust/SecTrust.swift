@@ -213,7 +213,13 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
                            consultedRevocation: consultedRevocation)
         }
         let failure = evaluation.primaryFailure
-        let status = failure.map { Self.status(for: $0.code) } ?? errSecNotTrusted
+        var status = failure.map { Self.status(for: $0.code) } ?? errSecNotTrusted
+        // trustd: a publicly anchored chain without CT fails its SystemTrustedCTRequired check
+        // (errSecVerifyActionFailed); one held to CT by an explicit requirement, CTRequired
+        // (errSecNotTrusted). SecPolicyChecks.list, SecPolicyServer.c.
+        if failure?.code == .certificateTransparencyRequired, evaluation.certificateTransparency?.endsAtSystemAnchor == true {
+            status = errSecVerifyActionFailed
+        }
         let result: SecTrustResultType = switch evaluation.result {
         case .fatalTrustFailure: .fatalTrustFailure
         default: .recoverableTrustFailure
@@ -249,7 +255,7 @@ public final class SecTrust: Hashable, Sendable, CustomStringConvertible {
         // RevocationResponseRequired → errSecIncompleteCertRevocationCheck (recoverable).
         case .revoked: errSecCertificateRevoked
         case .revocationStatusUnknown: errSecIncompleteCertRevocationCheck
-        // trustd fails a chain whose SCTs do not meet its CT policy as not trusted (recoverable).
+        // trustd's CTRequired: errSecNotTrusted, recoverable (a public chain: see `evaluate(_:anchors:date:host:)`).
         case .certificateTransparencyRequired: errSecNotTrusted
         case .unsupported: errSecUnimplemented
         default: errSecInternalComponent

@@ -53,6 +53,9 @@ public enum CTLogListWriter {
         if let state = log.state {
             entry["state"] = [state.rawValue: ["timestamp": text(log.stateSince ?? Date(timeIntervalSinceNow: -365 * 86400))]]
         }
+        if !log.previousOperators.isEmpty {
+            entry["previous_operators"] = log.previousOperators.map { ["name": $0.name, "end_time": text($0.endTime)] }
+        }
         if let interval = log.temporalInterval {
             entry["temporal_interval"] = ["start_inclusive": text(interval.lowerBound), "end_exclusive": text(interval.upperBound)]
         }

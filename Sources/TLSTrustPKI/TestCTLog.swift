@@ -28,13 +28,15 @@ public final class TestCTLog: Sendable {
             stateSince: stateSince, temporalInterval: temporalInterval)
     }
 
-    /// The same key described with other list fields (another state, interval or operator).
+    /// The same key described with other list fields (another state, interval, operator or operator history).
     public init(_ other: TestCTLog, operator operatorName: String? = nil, kind: CertificateTransparencyLog.Kind? = nil,
-                state: CertificateTransparencyLog.State?, stateSince: Date?, temporalInterval: Range<Date>?) {
+                state: CertificateTransparencyLog.State?, stateSince: Date?, temporalInterval: Range<Date>?,
+                previousOperators: [CertificateTransparencyLog.PreviousOperator] = []) {
         key = other.key
         log = CertificateTransparencyLog(
             key: other.log.key, operatorName: operatorName ?? other.log.operatorName, name: other.log.name,
-            kind: kind ?? other.log.kind, state: state, stateSince: stateSince, temporalInterval: temporalInterval)
+            kind: kind ?? other.log.kind, state: state, stateSince: stateSince, temporalInterval: temporalInterval,
+            previousOperators: previousOperators)
     }
 
     /// The log ID (SHA-256 of the key's SubjectPublicKeyInfo).

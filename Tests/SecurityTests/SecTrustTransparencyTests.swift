@@ -9,7 +9,9 @@ import Testing
 /// Certificate Transparency in `import Security`: SCTs handed over with
 /// `SecTrustSetSignedCertificateTimestamps`, `kSecTrustCertificateTransparency` in
 /// `SecTrustCopyResult`, and Apple's behaviour for public roots — a chain to a system anchor under
-/// the SSL server policy refused with `errSecNotTrusted` unless its SCTs meet the policy. The test
+/// the SSL server policy refused with `errSecVerifyActionFailed` (trustd's SystemTrustedCTRequired)
+/// unless its SCTs meet the policy, a chain held to CT by the opt-in for the app's own anchors with
+/// `errSecNotTrusted` (trustd's CTRequired). The test
 /// root is the test system store's; the log list is minted with the logs.
 @Suite("Security: Certificate Transparency (SecTrustSetSignedCertificateTimestamps, kSecTrustCertificateTransparency)")
 struct SecTrustTransparencyTests {
@@ -41,12 +43,12 @@ struct SecTrustTransparencyTests {
         try #require(SecTrustCopyResult(trust) as? [String: Any])
     }
 
-    @Test("A public chain without SCTs: errSecNotTrusted, recoverable; with two TLS SCTs: trusted and marked CT",
+    @Test("A public chain without SCTs: errSecVerifyActionFailed, recoverable; with two TLS SCTs: trusted and marked CT",
           arguments: TestBackends.names)
     func publicRoot(backend: String) throws {
         try withCT(backend, policy: policy) {
             let refused = try makeTrust([leaf], [SecPolicyCreateSSL(true, Self.host as CFString)])
-            #expect(evaluationErrorCode(refused) == Int(errSecNotTrusted))
+            #expect(evaluationErrorCode(refused) == Int(errSecVerifyActionFailed))
             var type = SecTrustResultType.invalid
             #expect(SecTrustGetTrustResult(refused, &type) == errSecSuccess && type == .recoverableTrustFailure)
             #expect(try result(refused)[kSecTrustCertificateTransparency as String] == nil)
@@ -58,11 +60,11 @@ struct SecTrustTransparencyTests {
 
             // One SCT is not enough; nil takes them away again.
             #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA])) == errSecSuccess)
-            #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
+            #expect(evaluationErrorCode(trust) == Int(errSecVerifyActionFailed))
             #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA, ct.logB])) == errSecSuccess)
             #expect(evaluationErrorCode(trust) == nil)
             #expect(SecTrustSetSignedCertificateTimestamps(trust, nil) == errSecSuccess)
-            #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
+            #expect(evaluationErrorCode(trust) == Int(errSecVerifyActionFailed))
         }
     }
 
@@ -73,10 +75,10 @@ struct SecTrustTransparencyTests {
             let borrowed = try [ct.logA, ct.logB].map { Data(try $0.sct(forCertificate: other.der)) as CFData } as CFArray
             let trust = try makeTrust([leaf], [SecPolicyCreateSSL(true, Self.host as CFString)])
             #expect(SecTrustSetSignedCertificateTimestamps(trust, borrowed) == errSecSuccess)
-            #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
+            #expect(evaluationErrorCode(trust) == Int(errSecVerifyActionFailed))
             let stranger = try TestCTLog(operator: "Operator C")
             #expect(SecTrustSetSignedCertificateTimestamps(trust, try scts([ct.logA, stranger])) == errSecSuccess)
-            #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
+            #expect(evaluationErrorCode(trust) == Int(errSecVerifyActionFailed))
         }
     }
 
@@ -99,7 +101,7 @@ struct SecTrustTransparencyTests {
             let again = try makeTrust([leaf], [SecPolicyCreateSSL(true, Self.host as CFString)])
             #expect(SecTrustSetAnchorCertificates(again, [try ct.root.secCertificate] as CFArray) == errSecSuccess)
             #expect(SecTrustSetAnchorCertificatesOnly(again, false) == errSecSuccess)
-            #expect(evaluationErrorCode(again) == Int(errSecNotTrusted))
+            #expect(evaluationErrorCode(again) == Int(errSecVerifyActionFailed))
 
             #expect(evaluationErrorCode(try makeTrust([leaf], [SecPolicyCreateBasicX509()])) == nil)
         }
@@ -110,7 +112,7 @@ struct SecTrustTransparencyTests {
             #expect(try result(trust)[kSecTrustCertificateTransparency as String] == nil)
             // A per-trust policy applies without a default.
             trust.setCertificateTransparencyPolicy(policy)
-            #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
+            #expect(evaluationErrorCode(trust) == Int(errSecVerifyActionFailed))
         }
     }
 
@@ -130,7 +132,7 @@ struct SecTrustTransparencyTests {
             v2[0] = 1
             let mixed = [Data(try ct.logA.sct(forCertificate: leaf.der)) as CFData, Data(v2) as CFData] as CFArray
             #expect(SecTrustSetSignedCertificateTimestamps(trust, mixed) == errSecSuccess)
-            #expect(evaluationErrorCode(trust) == Int(errSecNotTrusted))
+            #expect(evaluationErrorCode(trust) == Int(errSecVerifyActionFailed))
         }
     }
 }

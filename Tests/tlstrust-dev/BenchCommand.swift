@@ -20,7 +20,7 @@ import TLSTrustTesting
 /// | `evaluate-stapled` | `evaluate` with hard-fail revocation of the leaf and a stapled OCSP response (the same bytes each time, as a server staples them) |
 /// | `evaluate-crl` | `evaluate` with hard-fail revocation of the leaf against a given CRL of 100,000 entries (parsed once, outside the loop) |
 /// | `evaluate-cached-stapled`, `evaluate-cached-crl` | the same on a chain already verified: the verified-chain cache answers the path, and only its revocation is checked again |
-/// | `evaluate-ct`, `evaluate-cached-ct` | `evaluate` and `evaluate-cached` with Apple's CT policy and two SCTs delivered by TLS (two logs of two operators, ECDSA P-256): uncached, each SCT's signature is verified every time; cached, the certificate's SCT results answer |
+/// | `evaluate-ct`, `evaluate-cached-ct` | `evaluate` and `evaluate-cached` with Apple's CT policy and two SCTs delivered by TLS (two logs of two operators, ECDSA P-256): uncached, each SCT's signature is verified every time; cached, the report kept with the leaf answers |
 /// | `raw-c` | the library alone, from DER: its parse + its verifier (`RawVerificationBenchmark.verifyFromDER`) |
 /// | `signature-floor` | the chain's two signature verifications with keys imported beforehand |
 /// | `handshake-tls13`, `handshake-tls12` | a full handshake over in-memory pipes, both sides on the backend, the client deciding trust with the engine (verified-chain cache warm) |

@@ -16,9 +16,10 @@
 /// the same question is answered from it. Every trusted result passes `ResultCheck`.
 enum ValidationDoor {
     static func evaluate(_ request: TrustEvaluationRequest, provider: some TrustBackend) -> TrustEvaluation {
-        let evaluation = VerifiedChainCache.evaluate(request, backend: provider)
-        guard let transparency = request.transparency, evaluation.isTrusted else { return evaluation }
-        return TransparencyCheck.apply(transparency, to: evaluation, request: request, backend: provider)
+        var evaluation = VerifiedChainCache.evaluate(request, backend: provider)
+        guard request.transparency != nil, evaluation.isTrusted else { return evaluation }
+        TransparencyCheck.apply(to: &evaluation, request: request, backend: provider)
+        return evaluation
     }
 }
 

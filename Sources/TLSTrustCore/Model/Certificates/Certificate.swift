@@ -98,9 +98,10 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         storage.memos.withLock { if $0.sctResults.count < 64 { $0.sctResults[key] = verified } }
     }
 
-    /// A remembered Certificate Transparency result for this certificate as a leaf, if one matches.
-    func transparencyResult(_ matches: (TransparencyMemo) -> Bool) -> TransparencyMemo? {
-        storage.memos.withLock { $0.transparencyResults.first(where: matches) }
+    /// The report of a remembered Certificate Transparency result for this certificate as a leaf,
+    /// if one matches.
+    func transparencyReport(where matches: (TransparencyMemo) -> Bool) -> CertificateTransparencyReport? {
+        storage.memos.withLock { $0.transparencyResults.first(where: matches)?.report }
     }
 
     /// Remembers a Certificate Transparency result; the oldest of more than 8 is dropped.

@@ -26,6 +26,9 @@ public struct CertificateTransparencyLog: Sendable, Hashable, CustomStringConver
     public let key: PublicKey
     /// The operator's name, as the list gives it: the policies count operators by it.
     public let operatorName: String
+    /// Who operated the log before ``operatorName`` (Chrome's v3 `previous_operators`), earliest
+    /// end first: an SCT counts for the operator that ran the log when it was issued.
+    public let previousOperators: [PreviousOperator]
     /// The list's description of the log.
     public let name: String
     public let kind: Kind
@@ -36,16 +39,36 @@ public struct CertificateTransparencyLog: Sendable, Hashable, CustomStringConver
     /// the ones the log accepts; nil when it accepts any.
     public let temporalInterval: Range<Date>?
 
+    /// An operator that ran the log until `endTime` (exclusive).
+    public struct PreviousOperator: Sendable, Hashable {
+        public let name: String
+        public let endTime: Date
+
+        public init(name: String, endTime: Date) {
+            self.name = name
+            self.endTime = endTime
+        }
+    }
+
     public init(key: PublicKey, operatorName: String, name: String = "", kind: Kind = .rfc6962,
-                state: State? = .usable, stateSince: Date? = nil, temporalInterval: Range<Date>? = nil) {
+                state: State? = .usable, stateSince: Date? = nil, temporalInterval: Range<Date>? = nil,
+                previousOperators: [PreviousOperator] = []) {
         self.key = key
         self.logID = key.sha256
         self.operatorName = operatorName
+        self.previousOperators = previousOperators.sorted { $0.endTime < $1.endTime }
         self.name = name
         self.kind = kind
         self.state = state
         self.stateSince = stateSince
         self.temporalInterval = temporalInterval
+    }
+
+    /// The operator that ran the log at `date` (an SCT's timestamp): the first previous operator
+    /// whose time ended after it, else the current one (ct_policy.md: "each SCT's log operator is
+    /// determined to be the operator at the time of SCT issuance").
+    public func operatorName(at date: Date) -> String {
+        previousOperators.first { date < $0.endTime }?.name ?? operatorName
     }
 
     /// The log ID in base64, as the log lists write it.

@@ -2,8 +2,8 @@ import Foundation
 
 /// The Certificate Transparency logs SCTs are judged by, read from a log list the app supplies:
 /// Chrome's v3 `log_list.json` or Apple's `current_log_list.json` (both: `operators`, each with
-/// `logs` (RFC 6962) and `tiled_logs` (Static CT API), each log with `log_id`, `key`, `state`
-/// and `temporal_interval`).
+/// `logs` (RFC 6962) and `tiled_logs` (Static CT API), each log with `log_id`, `key`, `state`,
+/// `temporal_interval` and `previous_operators`).
 ///
 /// TLSTrust ships no list and fetches none (docs/transparency.md). Reading is strict, because a
 /// list read wrongly would make every certificate fail — or pass — for the wrong reason: a list
@@ -21,18 +21,39 @@ public struct CertificateTransparencyLogList: Sendable {
     /// The age past which Chrome stops enforcing its CT policy (log_list_timestamp older than 70 days).
     public static let chromeMaximumAge: TimeInterval = 70 * 86400
 
-    public let format: Format
+    public var format: Format { storage.format }
     /// The list's `version`, when it has one.
-    public let version: String?
+    public var version: String? { storage.version }
     /// The list's `log_list_timestamp`, when it has one.
-    public let timestamp: Date?
+    public var timestamp: Date? { storage.timestamp }
     /// Every log, of every operator, both kinds.
-    public let logs: [CertificateTransparencyLog]
-    let byID: [[UInt8]: CertificateTransparencyLog]
+    public var logs: [CertificateTransparencyLog] { storage.logs }
+    var byID: [[UInt8]: CertificateTransparencyLog] { storage.byID }
     /// Who this list is, for the results kept with a certificate: copies of one list share it.
-    let identity = Identity()
+    var identity: Identity { storage }
 
-    final class Identity: Sendable {}
+    typealias Identity = Storage
+
+    /// The list's contents in one shared object, so a copy of a list (in every `Trust` and request
+    /// that carries the policy) costs one reference.
+    final class Storage: Sendable {
+        let format: Format
+        let version: String?
+        let timestamp: Date?
+        let logs: [CertificateTransparencyLog]
+        let byID: [[UInt8]: CertificateTransparencyLog]
+
+        init(format: Format, version: String?, timestamp: Date?, logs: [CertificateTransparencyLog],
+             byID: [[UInt8]: CertificateTransparencyLog]) {
+            self.format = format
+            self.version = version
+            self.timestamp = timestamp
+            self.logs = logs
+            self.byID = byID
+        }
+    }
+
+    let storage: Storage
 
     /// A list made by hand (tests, or an app with its own source of logs).
     ///
@@ -43,11 +64,7 @@ public struct CertificateTransparencyLogList: Sendable {
             guard byID[log.logID] == nil else { throw Self.error("two logs have the ID \(log.logIDBase64)") }
             byID[log.logID] = log
         }
-        self.logs = logs
-        self.byID = byID
-        self.timestamp = timestamp
-        self.format = format
-        self.version = version
+        storage = Storage(format: format, version: version, timestamp: timestamp, logs: logs, byID: byID)
     }
 
     /// The log with this ID, if the list has it.
@@ -140,8 +157,20 @@ public struct CertificateTransparencyLogList: Sendable {
             guard from < to else { throw error("\(at).temporal_interval: empty (start_inclusive is not before end_exclusive)") }
             interval = from..<to
         }
+        var previous: [CertificateTransparencyLog.PreviousOperator] = []
+        if let value = log["previous_operators"] {
+            guard let entries = value as? [Any] else { throw error("\(at).previous_operators: not an array") }
+            for (p, entry) in entries.enumerated() {
+                let here = "\(at).previous_operators[\(p)]"
+                guard let fields = entry as? [String: Any], let who = fields["name"] as? String, !who.isEmpty else {
+                    throw error("\(here).name: missing or not a non-empty string")
+                }
+                guard let end = fields["end_time"] else { throw error("\(here).end_time: missing") }
+                previous.append(.init(name: who, endTime: try date(end, at: "\(here).end_time")))
+            }
+        }
         return CertificateTransparencyLog(key: key, operatorName: name, name: description, kind: kind, state: state,
-                                          stateSince: since, temporalInterval: interval)
+                                          stateSince: since, temporalInterval: interval, previousOperators: previous)
     }
 
     private static func optionalString(_ object: [String: Any], _ key: String, at: String) throws -> String? {

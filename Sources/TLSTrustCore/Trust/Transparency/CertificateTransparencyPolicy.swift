@@ -40,6 +40,10 @@ public struct CertificateTransparencyReport: Sendable, CustomStringConvertible {
     public let isEnforced: Bool
     /// Whether the SCTs meet the rules (judged even when not enforced, for the record).
     public let isCompliant: Bool
+    /// Whether the chain ends at a system (public) anchor, which the rules apply to by default; a
+    /// chain ending at an app's own anchor is held to them only with
+    /// ``CertificateTransparencyPolicy/appliesToCustomAnchors``.
+    public let endsAtSystemAnchor: Bool
     /// Why: which requirement was met or missed, or why the rules were not enforced.
     public let reason: String
     /// Every SCT found, from every source, with its verdict.

@@ -6,7 +6,7 @@ import Testing
 
 /// Apple's and Chrome's CT policies through the one door, rule by rule: each test tries to meet a
 /// rule with SCTs that must not count (the same operator twice, the same log twice, a retired
-/// log's late SCT, a log whose interval misses the certificate, OCSP SCTs under Chrome, a stale
+/// log's late SCT, a log whose interval misses the certificate, Static CT API logs alone, a stale
 /// list). The chains end at the test root, given as an anchor with the opt-in for custom anchors.
 @Suite("Engine: Certificate Transparency — Apple's and Chrome's policies")
 struct TransparencyPolicyTests {
@@ -133,15 +133,17 @@ struct TransparencyPolicyTests {
                       "qualified, usable or read-only")
     }
 
-    @Test("Chrome, TLS: 2 SCTs from current logs of 2 operators; OCSP-delivered SCTs do not count")
+    @Test("Chrome, TLS or OCSP: 2 SCTs from current logs of 2 operators, one from an RFC 6962 log")
     func chromeDelivered() throws {
         let plain = try f.leaf()
         #expect(try evaluate(plain, rules: .chrome, tls: [f.logA, f.logB]).isTrusted)
+        #expect(try evaluate(plain, rules: .chrome, ocsp: [f.logA, f.logB]).isTrusted, "OCSP-delivered SCTs count")
+        #expect(try evaluate(plain, rules: .chrome, tls: [f.logA], ocsp: [f.logB]).isTrusted)
         expectRefused(try evaluate(plain, rules: .chrome, tls: [f.logA, logA2]), "neither is present")
-        let ocsp = try evaluate(plain, rules: .chrome, ocsp: [f.logA, f.logB])
-        expectRefused(ocsp, "OCSP")
-        #expect(ocsp.certificateTransparency?.timestamps.map(\.source) == [.ocspResponse, .ocspResponse])
-        #expect(try evaluate(plain, rules: .apple, tls: [f.logA], ocsp: [f.logB]).isTrusted, "Apple counts OCSP SCTs")
+        expectRefused(try evaluate(plain, rules: .chrome, tls: [f.logA], ocsp: [logA2]), "neither is present")
+        let tiledD = try TestCTLog(operator: "Operator D", kind: .staticCTAPI)
+        expectRefused(try evaluate(plain, rules: .chrome, logs: [tiledC.log, tiledD.log], tls: [tiledC, tiledD]), "neither is present")
+        #expect(try evaluate(plain, rules: .chrome, logs: [tiledC.log, f.logA.log], tls: [tiledC, f.logA]).isTrusted)
     }
 
     @Test("Chrome: a log list over 70 days old, or without a timestamp, stops enforcement and says so")
@@ -187,7 +189,7 @@ struct TransparencyPolicyTests {
         expectRefused(evaluate(Array(good.prefix(good.count - 1)) + [good.last! ^ 1], list: list), "2 SCTs")
         let onlyA = try CertificateTransparencyLogList(logs: [f.logA.log], timestamp: Date())
         expectRefused(evaluate(good, list: onlyA), "2 SCTs")
-        #expect(evaluate(good, list: list, rules: .chrome).certificateTransparency?.reason.contains("TLS-delivered") == true,
+        #expect(evaluate(good, list: list, rules: .chrome).certificateTransparency?.reason.contains("delivered by TLS or OCSP") == true,
                 "Chrome's own reason, not Apple's kept one")
         let early = evaluate(good, list: list, at: Date(timeIntervalSinceNow: -600))
         expectRefused(early, "2 SCTs")

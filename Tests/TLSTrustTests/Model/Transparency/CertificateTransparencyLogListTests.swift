@@ -118,4 +118,26 @@ struct CertificateTransparencyLogListTests {
         let list = try CertificateTransparencyLogList(json: json)
         #expect(list.timestamp.map { $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 1) } == 0.25)
     }
+
+    @Test("A log's previous operators are read with their end times, and pick the operator for an SCT's time; a malformed one is refused")
+    func previousOperators() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let base = try TestCTLog(operator: "Operator B")
+        let moved = TestCTLog(base, state: .usable, stateSince: now, temporalInterval: nil, previousOperators: [
+            .init(name: "Operator Z", endTime: now - 10 * Self.day), .init(name: "Operator A", endTime: now - Self.day),
+        ])
+        let json = CTLogListWriter.json([moved.log])
+        let log = try #require(try CertificateTransparencyLogList(json: json).logs.first)
+        #expect(log.previousOperators.map(\.name) == ["Operator Z", "Operator A"])
+        #expect(log.operatorName(at: now - 20 * Self.day) == "Operator Z")
+        #expect(log.operatorName(at: now - 10 * Self.day) == "Operator A", "an operator's end time is exclusive")
+        #expect(log.operatorName(at: now - Self.day) == "Operator B")
+        #expect(refusal(changedFirstLog(json) { $0["previous_operators"] = "Operator A" }).contains("previous_operators: not an array"))
+        #expect(refusal(changedFirstLog(json) { $0["previous_operators"] = [["end_time": "2026-01-01T00:00:00Z"]] })
+            .contains("previous_operators[0].name"))
+        #expect(refusal(changedFirstLog(json) { $0["previous_operators"] = [["name": "Operator A"]] })
+            .contains("previous_operators[0].end_time: missing"))
+        #expect(refusal(changedFirstLog(json) { $0["previous_operators"] = [["name": "Operator A", "end_time": "yesterday"]] })
+            .contains("not an RFC 3339 date-time"))
+    }
 }
