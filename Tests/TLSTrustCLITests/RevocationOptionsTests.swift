@@ -265,7 +265,7 @@ struct RevocationOptionsTests {
             let revokedStaple = try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate,
                                                         status: .revoked(at: Date(timeIntervalSinceNow: -7200), reason: .keyCompromise))
             let goodStaple = try TestPKI.ocspResponse(for: pki.leaf, issuer: pki.intermediate)
-            let backends = try ToolRunner.backendNames()
+            let backends = try ToolRunner.backendNames(playing: "TLS")
             try withFixtures { files in
                 let anchors = try files.pem("root.pem", [pki.root])
                 let rootCRL = try files.bytes("root.crl", try Self.rootCRL(pki))
