@@ -1,3 +1,4 @@
+import TLSTrustCore
 /// A minimal DER writer: the kit encodes every certificate, CRL and OCSP response with it, and
 /// leaves only the signature to the key's library.
 ///
@@ -29,20 +30,13 @@ public enum DER {
 
     /// Tag, definite length, contents.
     public static func tlv(_ tag: UInt8, _ contents: [UInt8]) -> [UInt8] {
-        [tag] + length(contents.count) + contents
+        DERWriter.element(tag, contents)
     }
 
     /// The DER length octets for `count` (short form below 128, long form above).
     public static func length(_ count: Int) -> [UInt8] {
         precondition(count >= 0, "a DER length cannot be negative")
-        if count < 0x80 { return [UInt8(count)] }
-        var bytes: [UInt8] = []
-        var rest = count
-        while rest > 0 {
-            bytes.insert(UInt8(rest & 0xFF), at: 0)
-            rest >>= 8
-        }
-        return [0x80 | UInt8(bytes.count)] + bytes
+        return DERWriter.length(count)
     }
 
     public static func sequence(_ elements: [[UInt8]]) -> [UInt8] { tlv(Tag.sequence, elements.flatMap { $0 }) }

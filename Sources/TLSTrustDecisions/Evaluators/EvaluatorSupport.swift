@@ -90,3 +90,14 @@ extension Certificate {
     /// How a pinned whole certificate is named in decisions and errors.
     var certificatePin: String { "certificate sha256:" + sha256Fingerprint.hexString(separator: "") }
 }
+
+extension ServerTrustEvaluating {
+    /// The lint of a pinning evaluator: an empty pin list refuses every chain (`noPins`), and an
+    /// unchecked host name lets a pinned chain serve any host (`hostUnchecked`), in that order.
+    func pinningLint(hasPins: Bool, validatesHost: Bool, noPins: String, hostUnchecked: String) -> [LintWarning] {
+        var warnings: [LintWarning] = []
+        if !hasPins { warnings.append(LintWarning(.noPins, subject: evaluatorName, noPins)) }
+        if !validatesHost { warnings.append(LintWarning(.domainValidationDisabled, subject: evaluatorName, hostUnchecked)) }
+        return warnings
+    }
+}

@@ -55,13 +55,9 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     }
 
     public func lint() -> [LintWarning] {
-        var warnings: [LintWarning] = []
-        if certificates.isEmpty { warnings.append(LintWarning(.noPins, subject: evaluatorName, "no certificate pinned: every chain is refused")) }
-        if !validateHost {
-            warnings.append(LintWarning(.domainValidationDisabled, subject: evaluatorName,
-                                        "the host name is not checked: a pinned CA's certificate for any host is accepted"))
-        }
-        return warnings
+        pinningLint(hasPins: !certificates.isEmpty, validatesHost: validateHost,
+                    noPins: "no certificate pinned: every chain is refused",
+                    hostUnchecked: "the host name is not checked: a pinned CA's certificate for any host is accepted")
     }
 }
 

@@ -52,13 +52,9 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     }
 
     public func lint() -> [LintWarning] {
-        var warnings: [LintWarning] = []
-        if keys.isEmpty { warnings.append(LintWarning(.noPins, subject: evaluatorName, "no public key pinned: every chain is refused")) }
-        if !validateHost {
-            warnings.append(LintWarning(.domainValidationDisabled, subject: evaluatorName,
-                                        "the host name is not checked: any certificate under a pinned key is accepted for any host"))
-        }
-        return warnings
+        pinningLint(hasPins: !keys.isEmpty, validatesHost: validateHost,
+                    noPins: "no public key pinned: every chain is refused",
+                    hostUnchecked: "the host name is not checked: any certificate under a pinned key is accepted for any host")
     }
 }
 

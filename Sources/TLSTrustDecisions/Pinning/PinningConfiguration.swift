@@ -60,26 +60,26 @@ public struct PinningConfiguration: Sendable, Hashable {
     ///
     /// - Throws: ``PinningError`` `.invalidPinSet` when a set for the domain exists already.
     public mutating func add(_ set: PinSet) throws {
-        guard pinSets[set.pattern] == nil else {
-            throw PinningError(.invalidPinSet, "two pin sets for \(set.pattern)")
-        }
-        guard pinSets.count < Self.maximumDomains else {
-            throw PinningError(.invalidPinSet, "more than \(Self.maximumDomains) domains")
-        }
-        pinSets[set.pattern] = set
+        try Self.insert(set, at: set.pattern, into: &pinSets, what: "pin sets")
     }
 
     /// Gives a domain its own trust anchors.
     ///
     /// - Throws: ``PinningError`` `.invalidPinSet` when the domain has anchors already.
     public mutating func add(_ anchors: DomainTrustAnchors) throws {
-        guard domainTrustAnchors[anchors.domain] == nil else {
-            throw PinningError(.invalidPinSet, "two trust-anchor entries for \(anchors.domain)")
+        try Self.insert(anchors, at: anchors.domain, into: &domainTrustAnchors, what: "trust-anchor entries")
+    }
+
+    /// Puts `value` at `domain`, refusing a second entry for one domain (which of the two applies
+    /// would be a guess) and more than ``maximumDomains`` domains.
+    private static func insert<Value>(_ value: Value, at domain: String, into table: inout [String: Value], what: String) throws {
+        guard table[domain] == nil else {
+            throw PinningError(.invalidPinSet, "two \(what) for \(domain)")
         }
-        guard domainTrustAnchors.count < Self.maximumDomains else {
-            throw PinningError(.invalidPinSet, "more than \(Self.maximumDomains) domains")
+        guard table.count < maximumDomains else {
+            throw PinningError(.invalidPinSet, "more than \(maximumDomains) domains")
         }
-        domainTrustAnchors[anchors.domain] = anchors
+        table[domain] = value
     }
 
     /// The set that governs `host`, or nil when the host is not pinned. An excluded subdomain

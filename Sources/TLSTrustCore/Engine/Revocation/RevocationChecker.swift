@@ -182,48 +182,39 @@ struct RevocationChecker<Backend: TrustBackend> {
                 switch ask {
                 case .ocsp(let url):
                     let request = OCSPRequest(certificate: certificate, issuer: issuer)
-                    do {
-                        let bytes = try fetcher.fetchOCSPResponse(request: request.derEncoded, responderURL: url, deadline: deadline)
-                        let response = try OCSPResponse(derEncoded: bytes)
-                        let answer = try fetchBudget.spending { try judge.judge(response, for: certificate, issuer: issuer, expectedNonce: request.nonce, meter: &$0) }
-                        switch answer {
-                        case .status:
-                            RevocationAnswerCache.shared.insert(response, for: certificate, issuer: issuer)
-                            return (answer, .fetchedOCSPResponse, Self.validUntil(response, for: certificate, issuer: issuer))
-                        case .unusable(let why): notes.append("fetched from \(url): \(why)")
-                        case .notApplicable: notes.append("fetched from \(url): the response is about another certificate")
-                        }
-                    } catch let exhausted as BudgetMeter.Exhausted {
-                        throw exhausted
-                    } catch {
-                        notes.append("OCSP fetch from \(url) failed: \(error)")
+                    let bytes = try fetcher.fetchOCSPResponse(request: request.derEncoded, responderURL: url, deadline: deadline)
+                    let response = try OCSPResponse(derEncoded: bytes)
+                    let answer = try fetchBudget.spending { try judge.judge(response, for: certificate, issuer: issuer, expectedNonce: request.nonce, meter: &$0) }
+                    switch answer {
+                    case .status:
+                        RevocationAnswerCache.shared.insert(response, for: certificate, issuer: issuer)
+                        return (answer, .fetchedOCSPResponse, Self.validUntil(response, for: certificate, issuer: issuer))
+                    case .unusable(let why): notes.append("fetched from \(url): \(why)")
+                    case .notApplicable: notes.append("fetched from \(url): the response is about another certificate")
                     }
                 case .crl(let url):
-                    do {
-                        let bytes = try fetcher.fetchCRL(from: url, deadline: deadline)
-                        // Every CRL the point serves is judged, together with those at hand (a
-                        // fetched delta applies over a given base, and the reverse).
-                        let fetched = try CertificateRevocationList.crls(pemOrDER: bytes)
-                        let outcome = try fetchBudget.spending {
-                            try crlAlgorithm.status(of: certificate, issuer: issuer, crls: fetched + inputs.crls, meter: &$0)
-                        }
-                        switch outcome.answer {
-                        case .status:
-                            let kept = outcome.used.filter(fetched.contains)
-                            if !kept.isEmpty { RevocationAnswerCache.shared.insert(kept, from: url) }
-                            return (outcome.answer, .fetchedCRL, Self.validUntil(outcome.used))
-                        case .unusable(let why): notes.append("fetched from \(url): \(why)")
-                        case .notApplicable: notes.append("fetched from \(url): no CRL served there covers this certificate")
-                        }
-                    } catch let exhausted as BudgetMeter.Exhausted {
-                        throw exhausted
-                    } catch {
-                        notes.append("CRL fetch from \(url) failed: \(error)")
+                    let bytes = try fetcher.fetchCRL(from: url, deadline: deadline)
+                    // Every CRL the point serves is judged, together with those at hand (a
+                    // fetched delta applies over a given base, and the reverse).
+                    let fetched = try CertificateRevocationList.crls(pemOrDER: bytes)
+                    let outcome = try fetchBudget.spending {
+                        try crlAlgorithm.status(of: certificate, issuer: issuer, crls: fetched + inputs.crls, meter: &$0)
+                    }
+                    switch outcome.answer {
+                    case .status:
+                        let kept = outcome.used.filter(fetched.contains)
+                        if !kept.isEmpty { RevocationAnswerCache.shared.insert(kept, from: url) }
+                        return (outcome.answer, .fetchedCRL, Self.validUntil(outcome.used))
+                    case .unusable(let why): notes.append("fetched from \(url): \(why)")
+                    case .notApplicable: notes.append("fetched from \(url): no CRL served there covers this certificate")
                     }
                 }
             } catch let exhausted as BudgetMeter.Exhausted {
                 notes.append("what the network brought spent the fetch budget (\(exhausted)): it counts as no answer")
                 return nil
+            } catch {
+                // A failed fetch is no answer: the next place is asked.
+                notes.append("\(ask.method) fetch from \(ask.url) failed: \(error)")
             }
         }
         return nil
@@ -231,7 +222,21 @@ struct RevocationChecker<Backend: TrustBackend> {
 }
 
 /// One place the checker may fetch from.
-private enum FetchTarget { case ocsp(String), crl(String) }
+private enum FetchTarget {
+    case ocsp(String), crl(String)
+
+    var url: String {
+        switch self { case .ocsp(let url), .crl(let url): url }
+    }
+
+    /// The method's name in the notes ("OCSP fetch from … failed").
+    var method: String {
+        switch self {
+        case .ocsp: "OCSP"
+        case .crl: "CRL"
+        }
+    }
+}
 
 /// How much one evaluation may fetch — revocation answers and missing issuers alike
 /// (``MissingIssuerFetch``): a few requests, and a deadline for all of them, so that a

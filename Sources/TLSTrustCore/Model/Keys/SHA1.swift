@@ -7,11 +7,7 @@
 package enum SHA1 {
     package static func hash(_ message: [UInt8]) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0)
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        let bitLength = UInt64(message.count) &* 8
-        for i in (0..<8).reversed() { padded.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        let padded = SHAPadding.padded(message, blockBytes: 64)
 
         var w = [UInt32](repeating: 0, count: 80)
         var block = 0
@@ -36,12 +32,7 @@ package enum SHA1 {
             h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
             block += 64
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(20)
-        for word in [h.0, h.1, h.2, h.3, h.4] {
-            out += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
-        }
-        return out
+        return SHAPadding.bigEndianBytes([h.0, h.1, h.2, h.3, h.4])
     }
 
     @inline(__always) private static func rotl(_ x: UInt32, _ n: UInt32) -> UInt32 { (x << n) | (x >> (32 - n)) }

@@ -18,11 +18,7 @@ package enum SHA256 {
     package static func hash(_ message: [UInt8]) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
             (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        let bitLength = UInt64(message.count) &* 8
-        for i in (0..<8).reversed() { padded.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        let padded = SHAPadding.padded(message, blockBytes: 64)
 
         var w = [UInt32](repeating: 0, count: 64)
         padded.withUnsafeBufferPointer { p in
@@ -55,12 +51,7 @@ package enum SHA256 {
                 }
             }
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(32)
-        for word in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7] {
-            out += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
-        }
-        return out
+        return SHAPadding.bigEndianBytes([h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7])
     }
 
     @inline(__always) private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }

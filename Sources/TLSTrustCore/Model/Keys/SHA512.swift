@@ -39,13 +39,7 @@ package enum SHA512 {
 
     private static func digest(_ message: [UInt8], initial: [UInt64], outputBytes: Int) -> [UInt8] {
         var h = initial
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 128 != 112 { padded.append(0) }
-        // The length is a 128-bit big-endian bit count; messages here are far below 2^61 bytes.
-        padded += [UInt8](repeating: 0, count: 8)
-        let bitLength = UInt64(message.count) &* 8
-        for i in (0..<8).reversed() { padded.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        let padded = SHAPadding.padded(message, blockBytes: 128)
 
         var w = [UInt64](repeating: 0, count: 80)
         var block = 0
