@@ -13,7 +13,7 @@ import PackageDescription
 
 /// What every target links of TLSTrust: the core, the three backends and the minting kit.
 let tlsTrustProducts: [Target.Dependency] = [
-    "TLSTrust", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustPKI", "TLSTrustPKIOpenSSL",
+    "TLSTrust", "TLSTrustCore", "TLSTrustOpenSSL", "TLSTrustGnuTLS", "TLSTrustMbedTLS", "TLSTrustPKI", "TLSTrustPKIOpenSSL",
 ].map { .product(name: $0, package: "TLSTrust") }
 
 let fuzzTargets = ["CertificateDER", "CertificatePEM", "Chain", "PKCS12", "PinningConfiguration", "ClientHello", "OCSPResponse", "CRL"]
