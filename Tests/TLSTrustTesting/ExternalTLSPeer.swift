@@ -3,7 +3,7 @@ import TLSTrust
 import TLSTrustPKI
 
 /// A real TLS peer from another implementation, run as a child process on 127.0.0.1 with a port
-/// of its own (below the ephemeral range; see `ExternalPeerPort`): `openssl s_server`,
+/// of its own (outside the ephemeral range; see `ExternalPeerPort`): `openssl s_server`,
 /// `gnutls-serv`, nginx or mitmproxy. Stopped by ``stop()`` or on deinit.
 ///
 /// ```swift
@@ -46,6 +46,15 @@ public final class ExternalTLSPeer: @unchecked Sendable {
 
     /// What the peer wrote to its standard output and error so far.
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// For a failed test's output: whether the peer still runs, where it listens, and the end of
+    /// its log.
+    public var diagnosis: String {
+        let state = process.isRunning
+            ? "running, listening \(ExternalPeerPort.listening(pid: process.processIdentifier, port: port))"
+            : "exited with status \(process.terminationStatus)"
+        return "\(name) (pid \(process.processIdentifier)) on port \(port): \(state); its log ends: \(log.suffix(1_500))"
+    }
 
     /// A server identity written to files: the leaf and chain PEM, the key PEM, and the CA PEM for
     /// peers that verify clients.
@@ -209,12 +218,20 @@ public final class ExternalTLSPeer: @unchecked Sendable {
             try process.run()
             let peer = ExternalTLSPeer(name: name, port: port, process: process, directory: directory, logFile: logFile)
             let deadline = ContinuousClock.now + TestDeadlines.failureBound
-            // Ready when the child itself listens on the port (not whoever else may hold it), and
-            // has said so when a text is given.
-            while ContinuousClock.now < deadline && process.isRunning {
-                if ExternalPeerPort.isListening(pid: process.processIdentifier, port: port),
-                   readyText.map({ peer.log.contains($0) }) ?? true {
-                    return peer
+            var ipv6OnlySince: ContinuousClock.Instant?
+            // Ready when the child itself listens on the port on IPv4, where 127.0.0.1 goes (not
+            // whoever else may hold it), and has said so when a text is given. A child that has
+            // listened on IPv6 alone for half a second lost the IPv4 port: try another.
+            waiting: while ContinuousClock.now < deadline && process.isRunning {
+                switch ExternalPeerPort.listening(pid: process.processIdentifier, port: port) {
+                case .ipv4:
+                    if readyText.map({ peer.log.contains($0) }) ?? true { return peer }
+                case .ipv6Only:
+                    let since = ipv6OnlySince ?? .now
+                    ipv6OnlySince = since
+                    if since.duration(to: .now) > .milliseconds(500) { break waiting }
+                case .no:
+                    break
                 }
                 Thread.sleep(forTimeInterval: 0.05)
             }

@@ -71,6 +71,7 @@ struct TLSOpenSSLTests {
         let peer = try await blocking(start)
         let outcome: Result<Void, any Error>
         do { outcome = .success(try await body(peer)) } catch { outcome = .failure(error) }
+        if case .failure(let error) = outcome { print("\(error)\n  with \(peer.diagnosis)") }
         _ = try? await blocking { peer.stop() }
         try outcome.get()
     }
