@@ -17,8 +17,8 @@ import TLSTrust
 ///
 /// So child servers get ports outside the kernel's ephemeral range, where no listener on port 0
 /// and no outgoing connection in this process is ever placed, and a child is ready only once the
-/// kernel's socket table shows an IPv4 listening socket on the port — the one 127.0.0.1 reaches —
-/// that the child's own descriptors hold.
+/// kernel's socket tables show that the child's own descriptors hold a listening socket on the
+/// port that 127.0.0.1 reaches (`ExternalTLSPeer.Binding`).
 enum ExternalPeerPort {
     /// A free port outside the ephemeral range (below it, or above it when the range starts too
     /// low to leave room), picked at random so that test processes running side by side rarely
@@ -56,25 +56,27 @@ enum ExternalPeerPort {
         return (numbers[0], numbers[1])
     }
 
-    /// Where a process listens on a port.
+    /// Where a process listens on a port, as far as the kernel's socket tables show it.
+    ///
+    /// Only what a table *shows* decides: a table read while sockets come and go can miss a line
+    /// (it is read in pages), so a missing socket means "not yet", never "nobody else".
     enum Listening: Equatable {
         /// Not at all (yet).
         case no
-        /// On IPv6 only: 127.0.0.1 does not reach it.
-        case ipv6Only
+        /// On IPv6 alone: 127.0.0.1 reaches the process only if its socket is dual-stack.
+        case ipv6
         /// On 127.0.0.1 or on every IPv4 address.
         case ipv4
     }
 
-    /// Where process `pid` listens on TCP `port`: on IPv4 (what a client of 127.0.0.1 reaches),
-    /// on IPv6 only, or not at all.
+    /// Where process `pid` listens on TCP `port` (see ``Listening``).
     static func listening(pid: Int32, port: Int) -> Listening {
         let ipv4 = listeningInodes(port: port, table: "/proc/net/tcp")
         let ipv6 = listeningInodes(port: port, table: "/proc/net/tcp6")
         guard !ipv4.isEmpty || !ipv6.isEmpty else { return .no }
         let held = socketInodes(pid: pid)
         if !held.isDisjoint(with: ipv4) { return .ipv4 }
-        return held.isDisjoint(with: ipv6) ? .no : .ipv6Only
+        return held.isDisjoint(with: ipv6) ? .no : .ipv6
     }
 
     /// The inodes of the sockets among process `pid`'s descriptors.
@@ -92,13 +94,13 @@ enum ExternalPeerPort {
 
     /// The inodes of sockets in state LISTEN on `port` in `table` (/proc/net/tcp or tcp6).
     private static func listeningInodes(port: Int, table: String) -> Set<String> {
-        let portHex = String(format: "%04X", port)
+        let portSuffix = ":" + String(format: "%04X", port)
         var inodes: Set<String> = []
         guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { return inodes }
         for line in text.split(separator: "\n").dropFirst() {
             // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 9, fields[3] == "0A", fields[1].hasSuffix(":" + portHex) else { continue }
+            guard fields.count > 9, fields[3] == "0A", fields[1].hasSuffix(portSuffix) else { continue }
             inodes.insert(String(fields[9]))
         }
         return inodes

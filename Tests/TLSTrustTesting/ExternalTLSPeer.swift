@@ -197,10 +197,30 @@ public final class ExternalTLSPeer: @unchecked Sendable {
         return peer
     }
 
+    /// How a child binds its port, which decides when 127.0.0.1 reaches it.
+    public enum Binding: Sendable {
+        /// An IPv4 socket (`-accept 127.0.0.1:P`, nginx's `listen 127.0.0.1:P`), perhaps beside an
+        /// IPv6-only one (`gnutls-serv`): ready once the IPv4 socket shows.
+        case ipv4
+        /// One dual-stack socket on every address (openssl's `-port P`): ready once it shows. The
+        /// kernel refuses that bind while anyone holds the port's IPv4 side, so the child cannot
+        /// end up beside another server's socket: it exits, and the launch tries another port.
+        case dualStack
+
+        /// Whether a child seen listening so is ready.
+        func isReady(_ listening: ExternalPeerPort.Listening) -> Bool {
+            switch (self, listening) {
+            case (_, .ipv4), (.dualStack, .ipv6): return true
+            default: return false
+            }
+        }
+    }
+
     /// Starts `command(port)` on a free port and waits until the child listens on it — and, with
     /// `readyWhenLogContains`, until its output also contains that text. No probe connection is
     /// made (`openssl ocsp` hangs after a connection that sends nothing).
-    public static func launch(name: String, directory: TemporaryDirectory, readyWhenLogContains readyText: String? = nil,
+    public static func launch(name: String, directory: TemporaryDirectory, binding: Binding = .ipv4,
+                              readyWhenLogContains readyText: String? = nil,
                               command: (Int) throws -> [String]) throws -> ExternalTLSPeer {
         var lastLog = ""
         for _ in 0..<5 {
@@ -218,20 +238,20 @@ public final class ExternalTLSPeer: @unchecked Sendable {
             try process.run()
             let peer = ExternalTLSPeer(name: name, port: port, process: process, directory: directory, logFile: logFile)
             let deadline = ContinuousClock.now + TestDeadlines.failureBound
-            var ipv6OnlySince: ContinuousClock.Instant?
-            // Ready when the child itself listens on the port on IPv4, where 127.0.0.1 goes (not
-            // whoever else may hold it), and has said so when a text is given. A child that has
-            // listened on IPv6 alone for half a second lost the IPv4 port: try another.
+            var ipv6AloneSince: ContinuousClock.Instant?
+            // Ready when 127.0.0.1 on the port reaches the child itself (not whoever else may hold
+            // it), and the child has said so when a text is given. An IPv4 child seen on IPv6
+            // alone for half a second lost the IPv4 port: try another.
             waiting: while ContinuousClock.now < deadline && process.isRunning {
-                switch ExternalPeerPort.listening(pid: process.processIdentifier, port: port) {
-                case .ipv4:
+                let listening = ExternalPeerPort.listening(pid: process.processIdentifier, port: port)
+                if binding.isReady(listening) {
                     if readyText.map({ peer.log.contains($0) }) ?? true { return peer }
-                case .ipv6Only:
-                    let since = ipv6OnlySince ?? .now
-                    ipv6OnlySince = since
+                } else if listening == .ipv6 {
+                    let since = ipv6AloneSince ?? .now
+                    ipv6AloneSince = since
                     if since.duration(to: .now) > .milliseconds(500) { break waiting }
-                case .no:
-                    break
+                } else {
+                    ipv6AloneSince = nil
                 }
                 Thread.sleep(forTimeInterval: 0.05)
             }

@@ -3,12 +3,12 @@ import TLSTrust
 import TLSTrustPKI
 
 /// A real OCSP responder from another implementation: `openssl ocsp -index … -port P`, run as a
-/// child process on a free ephemeral port, answering for the certificates of its index. Stopped
+/// child process on a free port, answering for the certificates of its index. Stopped
 /// by ``stop()`` or on deinit (SIGTERM, then SIGKILL), so a test cannot leak it; call ``stop()``
 /// in a `defer`.
 ///
-/// The port is found by binding port 0 and releasing it; if another process takes it first,
-/// openssl cannot bind and exits, and the launch retries on a new port (up to five times). Ready
+/// The port is picked outside the ephemeral range (`ExternalPeerPort`); if another process takes
+/// it first, openssl cannot bind and exits, and the launch retries on a new port (up to five times). Ready
 /// means: the process is alive and has announced that it waits for clients (after binding); it
 /// is not probed with an empty connection, which would hang it. openssl's `-port` listens on
 /// every interface (it has no bind-address option); tests connect to 127.0.0.1 only.
@@ -73,7 +73,7 @@ public final class OpenSSLOCSPResponder: @unchecked Sendable {
         try lines.joined().write(to: index, atomically: true, encoding: .utf8)
         // Ready when it says so: a probe connection that sends nothing would hang openssl 3.0's
         // one-at-a-time responder for good.
-        peer = try ExternalTLSPeer.launch(name: "openssl ocsp", directory: directory,
+        peer = try ExternalTLSPeer.launch(name: "openssl ocsp", directory: directory, binding: .dualStack,
                                           readyWhenLogContains: "waiting for OCSP client connections") { port in
             ["openssl", "ocsp", "-index", index.path, "-port", "\(port)", "-rsigner", signerFile.path, "-rkey", keyFile.path,
              "-CA", caFile.path, "-ndays", "1", "-ignore_err"]

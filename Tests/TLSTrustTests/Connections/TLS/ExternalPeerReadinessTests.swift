@@ -40,7 +40,32 @@ struct ExternalPeerReadinessTests {
             Thread.sleep(forTimeInterval: 0.05)
             seen = ExternalPeerPort.listening(pid: process.processIdentifier, port: port)
         }
-        #expect(seen == .ipv6Only, "gnutls-serv on a port whose IPv4 side is taken: \(seen)")
+        #expect(seen == .ipv6, "gnutls-serv on a port whose IPv4 side is taken: \(seen)")
+        #expect(!ExternalTLSPeer.Binding.ipv4.isReady(seen))
+    }
+
+    @Test("A dual-stack child is ready once its socket on every IPv6 address shows, and 127.0.0.1 reaches it",
+          .enabled(if: TransportTests.hasIPv6Loopback))
+    func dualStackIsReachable() throws {
+        let port = try ExternalPeerPort.pick()
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var off: Int32 = 0
+        setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(port).bigEndian)
+        address.sin6_addr = in6addr_any
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+        try #require(bound == 0 && listen(fd, 4) == 0)
+        let seen = ExternalPeerPort.listening(pid: getpid(), port: port)
+        #expect(seen == .ipv6)
+        #expect(ExternalTLSPeer.Binding.dualStack.isReady(seen))
+        let transport = try TCPTransport.connect(host: "127.0.0.1", port: port, timeout: TestDeadlines.failureBound)
+        transport.close()
     }
 
     @Test("A child that only ever gets IPv6 on its port is never handed to a test")
