@@ -222,7 +222,7 @@ public final class ExternalTLSPeer: @unchecked Sendable {
     public static func launch(name: String, directory: TemporaryDirectory, binding: Binding = .ipv4,
                               readyWhenLogContains readyText: String? = nil,
                               command: (Int) throws -> [String]) throws -> ExternalTLSPeer {
-        var lastLog = ""
+        var attempts: [String] = []
         for _ in 0..<5 {
             let port = try ExternalPeerPort.pick()
             let arguments = try command(port)
@@ -235,15 +235,18 @@ public final class ExternalTLSPeer: @unchecked Sendable {
             process.standardOutput = log
             process.standardError = log
             process.standardInput = FileHandle.nullDevice
+            let started = ContinuousClock.now
             try process.run()
             let peer = ExternalTLSPeer(name: name, port: port, process: process, directory: directory, logFile: logFile)
             let deadline = ContinuousClock.now + TestDeadlines.failureBound
             var ipv6AloneSince: ContinuousClock.Instant?
+            var seen = ExternalPeerPort.Listening.no
             // Ready when 127.0.0.1 on the port reaches the child itself (not whoever else may hold
             // it), and the child has said so when a text is given. An IPv4 child seen on IPv6
             // alone for half a second lost the IPv4 port: try another.
             waiting: while ContinuousClock.now < deadline && process.isRunning {
                 let listening = ExternalPeerPort.listening(pid: process.processIdentifier, port: port)
+                seen = listening
                 if binding.isReady(listening) {
                     if readyText.map({ peer.log.contains($0) }) ?? true { return peer }
                 } else if listening == .ipv6 {
@@ -255,9 +258,11 @@ public final class ExternalTLSPeer: @unchecked Sendable {
                 }
                 Thread.sleep(forTimeInterval: 0.05)
             }
-            lastLog = peer.log
+            // What each attempt came to, for the error: a child that never got ready says why.
+            let ending = process.isRunning ? "still running, seen listening: \(seen)" : "exited with status \(process.terminationStatus)"
+            attempts.append("port \(port), after \(started.duration(to: .now)): \(ending); log: \(peer.log.suffix(600))")
             peer.stop()
         }
-        throw TestPKIError(operation: name, openSSLErrors: ["did not start listening: \(lastLog)"])
+        throw TestPKIError(operation: name, openSSLErrors: ["did not start listening"] + attempts)
     }
 }
