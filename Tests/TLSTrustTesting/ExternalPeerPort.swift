@@ -18,7 +18,8 @@ import TLSTrust
 /// So child servers get ports outside the kernel's ephemeral range, where no listener on port 0
 /// and no outgoing connection in this process is ever placed, and a child is ready only once the
 /// kernel's socket tables show that the child's own descriptors hold a listening socket on the
-/// port that 127.0.0.1 reaches (`ExternalTLSPeer.Binding`).
+/// port that 127.0.0.1 reaches (`ExternalTLSPeer.Binding`). The tables are read to their end
+/// (`KernelFile`): a test process with a few dozen sockets open is past the first page.
 enum ExternalPeerPort {
     /// A free port outside the ephemeral range (below it, or above it when the range starts too
     /// low to leave room), picked at random so that test processes running side by side rarely
@@ -48,7 +49,7 @@ enum ExternalPeerPort {
 
     /// `net.ipv4.ip_local_port_range` (32768–60999, Linux's default, when it cannot be read).
     static func ephemeralRange() -> (Int, Int) {
-        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8) else {
+        guard let text = KernelFile.text("/proc/sys/net/ipv4/ip_local_port_range") else {
             return (32_768, 60_999)
         }
         let numbers = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
@@ -96,7 +97,7 @@ enum ExternalPeerPort {
     private static func listeningInodes(port: Int, table: String) -> Set<String> {
         let portSuffix = ":" + String(format: "%04X", port)
         var inodes: Set<String> = []
-        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { return inodes }
+        guard let text = KernelFile.text(table) else { return inodes }
         for line in text.split(separator: "\n").dropFirst() {
             // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)

@@ -160,7 +160,7 @@ enum ResidentMemory {
     static func peak() -> Int? { field("VmHWM:") }
 
     static func field(_ name: String) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        guard let text = KernelFile.text("/proc/self/status") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(name) {
             let digits = line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
             return digits.flatMap { Int($0) }.map { $0 * 1024 }  // reported in kB

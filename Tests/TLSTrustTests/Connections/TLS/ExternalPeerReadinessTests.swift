@@ -96,6 +96,18 @@ struct ExternalPeerReadinessTests {
         func close() { listeners.forEach { $0.close() } }
     }
 
+    @Test("Every listener is seen in a socket table longer than the first page the kernel hands out")
+    func wholeSocketTableIsRead() throws {
+        // 150 listeners: /proc/net/tcp runs to about 150 lines of 150 bytes, far past the 4 KB
+        // that a single read returns.
+        let listeners = try (0..<150).map { _ in try TCPListener(host: "127.0.0.1") }
+        defer { listeners.forEach { $0.close() } }
+        let unseen = listeners.filter { ExternalPeerPort.listening(pid: getpid(), port: $0.port) != .ipv4 }.map(\.port)
+        #expect(unseen.isEmpty, "listeners not found in /proc/net/tcp: \(unseen.count) of \(listeners.count)")
+        let lines = try #require(KernelFile.text("/proc/net/tcp")).split(separator: "\n").count
+        #expect(lines > listeners.count, "/proc/net/tcp read to its end: \(lines) lines")
+    }
+
     @Test("A child on a free port is ready on IPv4")
     func freePortIsIPv4() async throws {
         let pki = try TestHierarchy.make(keyAlgorithm: .ecdsaP256, leafDNSNames: ["localhost"])
