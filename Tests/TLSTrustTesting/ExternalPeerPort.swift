@@ -59,8 +59,9 @@ enum ExternalPeerPort {
 
     /// Where a process listens on a port, as far as the kernel's socket tables show it.
     ///
-    /// Only what a table *shows* decides: a table read while sockets come and go can miss a line
-    /// (it is read in pages), so a missing socket means "not yet", never "nobody else".
+    /// Only what a table *shows* decides: the kernel produces a table a page at a time, and one
+    /// read while sockets come and go may miss a line, so a missing socket means "not yet", never
+    /// "nobody else".
     enum Listening: Equatable {
         /// Not at all (yet).
         case no

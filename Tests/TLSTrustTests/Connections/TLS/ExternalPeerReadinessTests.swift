@@ -19,26 +19,8 @@ struct ExternalPeerReadinessTests {
         }
     }
 
-    /// Whether a server that listens on every address, as `gnutls-serv` does, gets an IPv6 socket
-    /// here: `getaddrinfo` with `AI_PASSIVE | AI_ADDRCONFIG` offers IPv6 only on a machine with a
-    /// non-loopback IPv6 address.
-    static let passiveListenersGetIPv6: Bool = {
-        var hints = addrinfo()
-        hints.ai_flags = AI_PASSIVE | AI_ADDRCONFIG
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(nil, "443", &hints, &result) == 0 else { return false }
-        defer { freeaddrinfo(result) }
-        var entry = result
-        while let current = entry {
-            if current.pointee.ai_family == AF_INET6 { return true }
-            entry = current.pointee.ai_next
-        }
-        return false
-    }()
-
     @Test("gnutls-serv that lost the IPv4 port listens on IPv6 alone, and the check says so",
-          .enabled(if: passiveListenersGetIPv6, "gnutls-serv binds IPv6 only on a machine with a non-loopback IPv6 address"))
+          .enabled(if: TransportTests.hasIPv6Loopback, "gnutls-serv gets an IPv6 socket only where the machine has IPv6"))
     func ipv6OnlyIsSeen() throws {
         let directory = try TemporaryDirectory(prefix: "tlstrust-readiness")
         let command = try Self.gnutlsServe(in: directory)
@@ -88,7 +70,7 @@ struct ExternalPeerReadinessTests {
     }
 
     @Test("A child that only ever gets IPv6 on its port is never handed to a test",
-          .enabled(if: passiveListenersGetIPv6, "gnutls-serv binds IPv6 only on a machine with a non-loopback IPv6 address"))
+          .enabled(if: TransportTests.hasIPv6Loopback, "gnutls-serv gets an IPv6 socket only where the machine has IPv6"))
     func launchRefusesIPv6Only() throws {
         let directory = try TemporaryDirectory(prefix: "tlstrust-readiness-launch")
         let command = try Self.gnutlsServe(in: directory)
